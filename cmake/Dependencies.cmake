@@ -1,0 +1,25 @@
+# Every dependency comes from a Debian package installed by setup.sh.
+find_package(Boost 1.74 REQUIRED COMPONENTS graph)
+find_package(fmt REQUIRED)
+find_package(spdlog REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(GTest REQUIRED)
+find_package(Threads REQUIRED)
+if(SCULPT_BENCH)
+  find_package(benchmark REQUIRED)
+endif()
+
+# isl and GMP link statically so that binaries carry no isl/gmp runtime dependency.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(ISL REQUIRED isl)
+find_library(ISL_STATIC_LIBRARY NAMES libisl.a REQUIRED)
+find_library(GMP_STATIC_LIBRARY NAMES libgmp.a REQUIRED)
+add_library(sculpt_isl INTERFACE)
+target_include_directories(sculpt_isl SYSTEM INTERFACE ${ISL_INCLUDE_DIRS})
+target_link_libraries(sculpt_isl INTERFACE ${ISL_STATIC_LIBRARY} ${GMP_STATIC_LIBRARY})
+
+# The CUDA driver API header is used where the toolkit is installed; libcuda itself is
+# loaded with dlopen at run time, so nothing links against it.
+find_path(CUDA_DRIVER_INCLUDE_DIR cuda.h
+  HINTS /usr/local/cuda/include ENV CUDA_HOME PATH_SUFFIXES include)
