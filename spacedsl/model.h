@@ -41,6 +41,10 @@ struct ReverseField {
 /// `equivalence_values`.
 struct Quotient;
 
+/// Field inheritance: a subset takes from its superset every host field it does not set,
+/// except `iterator` and `from_superset`; after inheritance `type`, `id_type`, `iterator`,
+/// `item_getter`, `id_getter` and `capacity` are set, and so is `from_superset` for a subset
+/// that is not a quotient.
 struct Set {
   std::string name;
   std::string doc;
@@ -58,6 +62,9 @@ struct Set {
   std::string new_objs;
   std::string from_superset;
   std::string add_to_set;  // quotients: called when an object becomes a representative
+  /// Upper bound on the ids of this set's objects, those lowerings may add included: ids are
+  /// dense integers in [0, capacity), which is what lets the decision vector be one block.
+  std::string capacity;
   std::optional<ReverseField> reverse;
   std::optional<std::size_t> quotient;  // index into Model::quotients
 };
