@@ -23,6 +23,9 @@ struct Variable {
   std::string name;  // without the `$`
   SetId set;
   SourceLocation loc;
+  /// Added by the front end: for `$x in S($p)` over a parametric set S, the variable (an
+  /// earlier one of the same list) giving S's parameter; empty for a set without parameter.
+  std::optional<VarId> set_parameter;
 };
 
 /// `reverse forall $dim in StaticDims = "$dim->logical_dims()"`: for a parametric set, which
