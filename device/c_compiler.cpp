@@ -1,0 +1,211 @@
+#include "device/c_compiler.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <system_error>
+
+#include "device/evaluator.h"
+
+extern char** environ;
+
+namespace sculpt::device {
+namespace {
+
+struct CommandResult {
+  bool finished = false;  ///< false: killed after the timeout
+  int exit_code = -1;     ///< -1 when it did not exit normally
+  std::string output;     ///< stdout and stderr together
+};
+
+// Runs argv[0] from PATH with stdout and stderr captured, killing it after `timeout`. Returns
+// nothing when it cannot be started. posix_spawn, unlike fork, is safe in a threaded process.
+std::optional<CommandResult> run_command(const std::vector<std::string>& args,
+                                         std::chrono::milliseconds timeout) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  std::vector<char*> argv;
+  for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  int error = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (error != 0) {
+    close(fds[0]);
+    return std::nullopt;
+  }
+  CommandResult result;
+  result.finished = true;
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  char buffer[4096];
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pollfd poll_fd{.fd = fds[0], .events = POLLIN, .revents = 0};
+    int ready = poll(&poll_fd, 1, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) {
+      kill(pid, SIGKILL);
+      result.finished = false;
+      break;
+    }
+    ssize_t n = read(fds[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    result.output.append(buffer, static_cast<std::size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  return result;
+}
+
+// FNV-1a, 64 bits: stable across runs and platforms, unlike std::hash. Collisions within one
+// cache are out of reach in practice.
+class Hash {
+ public:
+  void add(std::string_view text) {
+    for (char c : text) {
+      state_ ^= static_cast<unsigned char>(c);
+      state_ *= 0x100000001B3ull;
+    }
+    // A separator that no text contains keeps ("ab","c") and ("a","bc") apart.
+    state_ ^= 0x100;
+    state_ *= 0x100000001B3ull;
+  }
+  std::string hex() const { return fmt::format("{:016x}", state_); }
+
+ private:
+  std::uint64_t state_ = 0xCBF29CE484222325ull;
+};
+
+// Writes through a temporary file and a rename, so that a reader never sees a partial file
+// even when another thread or process writes the same one.
+bool write_atomically(const std::filesystem::path& path, const std::string& text,
+                      const std::string& unique) {
+  auto temporary = path;
+  temporary += "." + unique + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out << text;
+    if (!out.flush()) return false;
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  return !error;
+}
+
+}  // namespace
+
+CCompiler::CCompiler(std::string compiler, std::vector<std::string> flags,
+                     std::filesystem::path cache_dir, std::chrono::milliseconds timeout)
+    : compiler_(std::move(compiler)),
+      flags_(std::move(flags)),
+      cache_dir_(std::move(cache_dir)),
+      timeout_(timeout) {
+  if (compiler_.empty()) {
+    const char* from_environment = std::getenv("SCULPT_CC");
+    compiler_ = from_environment != nullptr && *from_environment != 0 ? from_environment : "cc";
+  }
+  if (cache_dir_.empty()) cache_dir_ = default_cache_dir();
+  auto probe = run_command({compiler_, "--version"}, timeout_);
+  if (!probe || !probe->finished || probe->exit_code != 0) {
+    throw DeviceError(fmt::format(
+        "cpu device: the C compiler '{}' does not run (set SCULPT_CC to a working one){}",
+        compiler_, probe ? ": " + probe->output : ""));
+  }
+  version_ = probe->output.substr(0, probe->output.find('\n'));
+  std::error_code error;
+  std::filesystem::create_directories(cache_dir_, error);
+  if (error) {
+    throw DeviceError(fmt::format("cpu device: cannot create the cache folder {}: {}",
+                                  cache_dir_.string(), error.message()));
+  }
+}
+
+std::filesystem::path CCompiler::default_cache_dir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') {
+    return std::filesystem::path(xdg) / "sculpt" / "cpu";
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
+    return std::filesystem::path(home) / ".cache" / "sculpt" / "cpu";
+  }
+  return std::filesystem::temp_directory_path() / fmt::format("sculpt-{}", getuid()) / "cpu";
+}
+
+CCompiler::Result CCompiler::compile(const std::string& source) {
+  Hash hash;
+  hash.add("sculpt-cpu-1");
+  hash.add(compiler_);
+  hash.add(version_);
+  for (const auto& flag : flags_) hash.add(flag);
+  hash.add(source);
+  auto object = cache_dir_ / (hash.hex() + ".so");
+  if (std::filesystem::exists(object)) {
+    ++cache_hits_;
+    return Result{.object = object, .log = {}, .cache_hit = true};
+  }
+
+  ++compilations_;
+  std::int64_t running = ++running_;
+  std::int64_t peak = peak_concurrent_.load();
+  while (running > peak && !peak_concurrent_.compare_exchange_weak(peak, running)) {
+  }
+  auto unique = fmt::format("{}.{}", getpid(), next_temporary_++);
+  auto source_path = cache_dir_ / (hash.hex() + ".c");
+  Result result;
+  if (!write_atomically(source_path, source, unique)) {
+    result.log = fmt::format("cannot write {}", source_path.string());
+  } else {
+    auto temporary = cache_dir_ / (hash.hex() + "." + unique + ".so.tmp");
+    std::vector<std::string> args = {compiler_};
+    args.insert(args.end(), flags_.begin(), flags_.end());
+    args.insert(args.end(), {"-x", "c", "-o", temporary.string(), source_path.string()});
+    auto command = run_command(args, timeout_);
+    std::error_code error;
+    if (!command) {
+      result.log = fmt::format("cannot run the C compiler '{}'", compiler_);
+    } else if (!command->finished) {
+      result.log = fmt::format("the C compiler did not finish within {} ms\n{}", timeout_.count(),
+                               command->output);
+    } else if (command->exit_code != 0) {
+      result.log = std::move(command->output);
+    } else if (std::filesystem::rename(temporary, object, error); error) {
+      result.log = fmt::format("cannot move the compiled object to {}: {}", object.string(),
+                               error.message());
+    } else {
+      result.object = object;
+      result.log = std::move(command->output);
+    }
+    std::filesystem::remove(temporary, error);
+  }
+  --running_;
+  if (!result.object) ++errors_;
+  return result;
+}
+
+CompilerStats CCompiler::stats() const {
+  return CompilerStats{.compilations = compilations_.load(),
+                       .cache_hits = cache_hits_.load(),
+                       .errors = errors_.load(),
+                       .peak_concurrent = peak_concurrent_.load()};
+}
+
+}  // namespace sculpt::device

@@ -1,0 +1,88 @@
+#pragma once
+// The CPU device: candidates printed as C are compiled by the system C compiler (on a pool of
+// threads, through a cache), then run one at a time in a child process, timed and checked.
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "device/c_compiler.h"
+#include "device/evaluator.h"
+#include "device/fork_server.h"
+#include "device/problem_data.h"
+#include "device/thread_pool.h"
+
+namespace sculpt::device {
+
+struct CpuEvaluatorOptions {
+  /// Empty: $SCULPT_CC, else "cc".
+  std::string compiler{};
+  std::vector<std::string> flags = {"-O3", "-march=native", "-fopenmp", "-fPIC", "-shared"};
+  /// Empty: CCompiler::default_cache_dir().
+  std::filesystem::path cache_dir{};
+  /// 0: one per hardware thread.
+  int compile_threads = 0;
+  std::chrono::milliseconds compile_timeout = std::chrono::seconds(120);
+  RunPlan plan{};
+};
+
+struct CpuEvaluatorStats {
+  CompilerStats compiler{};
+  std::int64_t evaluations = 0;  ///< evaluations finished, whatever their check
+  std::int64_t runs = 0;         ///< candidates run in a child process
+  std::int64_t problems = 0;     ///< problems prepared (inputs filled, reference computed)
+};
+
+class CpuEvaluator final : public Evaluator {
+ public:
+  /// Throws DeviceError when the C compiler does not run or the cache cannot be created.
+  explicit CpuEvaluator(CpuEvaluatorOptions options = {});
+  ~CpuEvaluator() override;
+
+  std::string name() const override { return "cpu"; }
+  std::future<Evaluation> submit(KernelCode code, std::shared_ptr<const Problem> problem) override;
+
+  CpuEvaluatorStats stats() const;
+  const CCompiler& compiler() const { return compiler_; }
+
+ private:
+  struct Job;
+  /// A problem's data and the server that runs candidates on it.
+  struct Workspace {
+    std::shared_ptr<const Problem> problem;
+    std::unique_ptr<ProblemData> data;
+    std::unique_ptr<ForkServer> server;
+  };
+
+  void compile(std::shared_ptr<Job> job);
+  void measure_loop();
+  Evaluation measure(Job& job);
+  Workspace& workspace(const std::shared_ptr<const Problem>& problem);
+
+  CpuEvaluatorOptions options_;
+  CCompiler compiler_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::shared_ptr<Job>> compiled_;
+  bool stopping_ = false;
+  std::int64_t evaluations_ = 0;
+  std::int64_t runs_ = 0;
+  std::int64_t problems_ = 0;
+
+  /// Only the measuring thread touches the workspaces; most recently used first.
+  std::list<Workspace> workspaces_;
+
+  // Declared last: started once everything above exists, stopped before it goes.
+  std::thread measurer_;
+  std::unique_ptr<ThreadPool> pool_;
+};
+
+}  // namespace sculpt::device

@@ -1,0 +1,90 @@
+#pragma once
+// The interface every device implements (the CPU one here, CUDA later): compile a candidate's
+// code, run it on a problem's data, time it, and check its results against the reference.
+#include <array>
+#include <cstdint>
+#include <future>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "device/problem.h"
+
+namespace sculpt::device {
+
+enum class Language { c, ptx };
+
+/// Grid and block sizes and dynamic shared memory of a GPU launch; the CPU device ignores it
+/// (the generated C iterates over blocks and threads itself).
+struct LaunchConfig {
+  std::array<std::uint32_t, 3> grid = {1, 1, 1};
+  std::array<std::uint32_t, 3> block = {1, 1, 1};
+  std::uint32_t shared_bytes = 0;
+};
+
+/// The code of one candidate. Its entry point takes its parameters the way cuLaunchKernel's
+/// `kernelParams` does: for C, `extern "C" void <entry>(void** params)` where `params[i]`
+/// points to the i-th parameter's value (for an array, to the pointer to its first element;
+/// for a scalar, to the scalar).
+struct KernelCode {
+  Language language = Language::c;
+  std::string source{};
+  std::string entry{};
+  LaunchConfig launch{};
+};
+
+/// How an evaluation ended; the names are those of the event log.
+enum class Check { ok, wrong, fault, timeout, compile_error };
+
+std::string_view to_string(Check check);
+
+struct Evaluation {
+  Check check = Check::ok;
+  /// Median of the timed runs; absent when the candidate was not run to completion.
+  std::optional<double> time_ns{};
+  /// Median absolute deviation of the timed runs from their median.
+  double spread_ns = 0;
+  /// Number of timed runs (the warm-up run, whose results are checked, is not counted).
+  int runs = 0;
+  /// Compiler log, signal name, or first mismatch; empty when ok.
+  std::string message{};
+};
+
+/// Median and median absolute deviation of run times, in nanoseconds.
+struct RunStatistics {
+  double median_ns = 0;
+  double spread_ns = 0;
+};
+RunStatistics summarize_runs(std::vector<std::int64_t> run_ns);
+
+/// Something the device itself cannot do (no compiler, no GPU, cannot create its cache): the
+/// search cannot go on, unlike a faulty candidate, which is an Evaluation.
+class DeviceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+
+  /// The device's name in logs: "cpu", "cuda".
+  virtual std::string name() const = 0;
+
+  /// Queues an evaluation and returns at once; compilation runs in the background while
+  /// earlier candidates are measured, one at a time. The future throws a DeviceError when the
+  /// device itself fails. Destroying the evaluator abandons evaluations still queued (their
+  /// futures throw std::future_error).
+  virtual std::future<Evaluation> submit(KernelCode code,
+                                         std::shared_ptr<const Problem> problem) = 0;
+
+  /// Compiles, runs, times and checks one candidate, waiting for the result.
+  Evaluation evaluate(KernelCode code, std::shared_ptr<const Problem> problem) {
+    return submit(std::move(code), std::move(problem)).get();
+  }
+};
+
+}  // namespace sculpt::device

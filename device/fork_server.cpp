@@ -1,0 +1,383 @@
+#include "device/fork_server.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+namespace sculpt::device {
+namespace {
+
+enum class MessageKind : std::int32_t {
+  started,     ///< value: the child's pid
+  load_error,  ///< text: what dlopen or dlsym said
+  warmed_up,   ///< ns: the warm-up run; results copied aside
+  timed_run,   ///< ns: one timed run
+  done,        ///< every run finished
+  exited,      ///< from the server: value is the child's wait status, -1 when fork failed
+};
+
+// Fixed size and under PIPE_BUF, so the child and the server can share one SEQPACKET socket.
+struct Message {
+  MessageKind kind;
+  std::int32_t value = 0;
+  std::int64_t ns = 0;
+  char text[496] = {};
+};
+
+void send_message(int socket, MessageKind kind, std::int32_t value = 0, std::int64_t ns = 0,
+                  const char* text = "") {
+  Message message{.kind = kind, .value = value, .ns = ns};
+  std::strncpy(message.text, text, sizeof message.text - 1);
+  send(socket, &message, sizeof message, MSG_NOSIGNAL);
+}
+
+std::int64_t now_ns() {
+  timespec time;
+  clock_gettime(CLOCK_MONOTONIC, &time);
+  return static_cast<std::int64_t>(time.tv_sec) * 1'000'000'000 + time.tv_nsec;
+}
+
+std::size_t page_size() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
+
+void* map_shared(std::size_t bytes) {
+  void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) {
+    throw DeviceError(fmt::format("cpu device: cannot map {} bytes of shared memory: {}", bytes,
+                                  std::strerror(errno)));
+  }
+  return memory;
+}
+
+std::string describe_signal(int signal) {
+  const char* abbreviation = sigabbrev_np(signal);
+  return fmt::format("SIG{} ({})", abbreviation != nullptr ? abbreviation : "?", strsignal(signal));
+}
+
+// A server forked from a threaded process keeps copies of every descriptor open at that time;
+// holding them would keep other servers' sockets and compilers' pipes from closing.
+void close_other_descriptors(int first_kept, int second_kept) {
+  int low = std::min(first_kept, second_kept);
+  int high = std::max(first_kept, second_kept);
+  if (low > 3) close_range(3, static_cast<unsigned>(low - 1), 0);
+  if (high > low + 1)
+    close_range(static_cast<unsigned>(low + 1), static_cast<unsigned>(high - 1), 0);
+  close_range(static_cast<unsigned>(high + 1), ~0u, 0);
+}
+
+}  // namespace
+
+struct ForkServer::Command {
+  char object[4096] = {};
+  char entry[256] = {};
+  std::int64_t budget_ns = 0;
+  std::int32_t min_runs = 0;
+  std::int32_t max_runs = 0;
+};
+
+ForkServer::ForkServer(const ProblemData& data) : data_(data) {
+  const auto& params = data_.problem().params;
+  buffers_.resize(params.size());
+  pointers_.resize(params.size());
+  params_.resize(params.size());
+  scalars_.resize(params.size());
+  try {
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      if (std::holds_alternative<ScalarParam>(params[i])) {
+        auto initial = data_.initial(i);
+        scalars_[i].assign(initial.begin(), initial.end());
+        params_[i] = scalars_[i].data();
+        continue;
+      }
+      Buffer& buffer = buffers_[i];
+      buffer.bytes = data_.initial(i).size();
+      buffer.mapped =
+          std::max((buffer.bytes + page_size() - 1) / page_size(), std::size_t{1}) * page_size();
+      buffer.work = map_shared(buffer.mapped);
+      if (data_.is_result(i)) buffer.result = map_shared(buffer.mapped);
+      pointers_[i] = buffer.work;
+      params_[i] = &pointers_[i];
+    }
+    start_server();
+  } catch (...) {
+    for (auto& buffer : buffers_) {
+      if (buffer.work != nullptr) munmap(buffer.work, buffer.mapped);
+      if (buffer.result != nullptr) munmap(buffer.result, buffer.mapped);
+    }
+    throw;
+  }
+}
+
+ForkServer::~ForkServer() {
+  stop_server();
+  for (auto& buffer : buffers_) {
+    if (buffer.work != nullptr) munmap(buffer.work, buffer.mapped);
+    if (buffer.result != nullptr) munmap(buffer.result, buffer.mapped);
+  }
+}
+
+void ForkServer::start_server() {
+  int commands[2];
+  int messages[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, commands) != 0) {
+    throw DeviceError(fmt::format("cpu device: socketpair: {}", std::strerror(errno)));
+  }
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, messages) != 0) {
+    close(commands[0]);
+    close(commands[1]);
+    throw DeviceError(fmt::format("cpu device: socketpair: {}", std::strerror(errno)));
+  }
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid == 0) {
+    // The server dies with the thread that started it rather than linger as an orphan.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(0);
+    serve(commands[1], messages[1]);
+  }
+  int error = errno;
+  close(commands[1]);
+  close(messages[1]);
+  if (pid < 0) {
+    close(commands[0]);
+    close(messages[0]);
+    throw DeviceError(fmt::format("cpu device: fork: {}", std::strerror(error)));
+  }
+  server_ = pid;
+  commands_ = commands[0];
+  messages_ = messages[0];
+  ++servers_started_;
+}
+
+void ForkServer::stop_server() {
+  if (server_ < 0) return;
+  close(commands_);
+  close(messages_);
+  kill(server_, SIGKILL);
+  while (waitpid(server_, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  server_ = -1;
+  commands_ = messages_ = -1;
+}
+
+void ForkServer::serve(int commands, int messages) {
+  // Candidate output on stdout would mix with the results sculpt prints there.
+  int null = open("/dev/null", O_WRONLY);
+  if (null >= 0) {
+    dup2(null, 1);
+    if (null != 1) close(null);
+  }
+  close_other_descriptors(commands, messages);
+  // A crash must end as a signal seen by waitpid: no core dump to write, no handler the host
+  // program installed (sanitizers, crash reporters) to turn it into something else.
+  rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGPIPE}) {
+    ::signal(signal, SIG_DFL);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+
+  for (;;) {
+    Command command;
+    ssize_t received = recv(commands, &command, sizeof command, 0);
+    if (received < 0 && errno == EINTR) continue;
+    if (received != sizeof command) _exit(0);
+    pid_t child = fork();
+    if (child == 0) {
+      close(commands);
+      run_child(messages, command);
+    }
+    if (child < 0) {
+      send_message(messages, MessageKind::exited, -1, 0, std::strerror(errno));
+      continue;
+    }
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    send_message(messages, MessageKind::exited, status);
+  }
+}
+
+void ForkServer::restore_parameters(bool all) {
+  for (std::size_t i = 0; i < buffers_.size(); ++i) {
+    const auto* array = std::get_if<ArrayParam>(&data_.problem().params[i]);
+    if (array == nullptr) {
+      std::memcpy(scalars_[i].data(), data_.initial(i).data(), scalars_[i].size());
+    } else if (all || array->role == Role::inout) {
+      std::memcpy(buffers_[i].work, data_.initial(i).data(), buffers_[i].bytes);
+    }
+  }
+}
+
+void ForkServer::run_child(int messages, const Command& command) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  send_message(messages, MessageKind::started, getpid());
+  restore_parameters(true);
+  void* object = dlopen(command.object, RTLD_NOW | RTLD_LOCAL);
+  if (object == nullptr) {
+    send_message(messages, MessageKind::load_error, 0, 0, dlerror());
+    _exit(0);
+  }
+  dlerror();
+  auto* entry = reinterpret_cast<void (*)(void**)>(dlsym(object, command.entry));
+  if (entry == nullptr) {
+    std::string error = fmt::format("no entry point '{}' in the compiled object", command.entry);
+    send_message(messages, MessageKind::load_error, 0, 0, error.c_str());
+    _exit(0);
+  }
+
+  // The warm-up run also starts OpenMP's threads and faults the pages in; its results are the
+  // ones checked, since later runs of an inout kernel start from restored inputs anyway.
+  std::int64_t start = now_ns();
+  entry(params_.data());
+  std::int64_t elapsed = now_ns() - start;
+  for (std::size_t i = 0; i < buffers_.size(); ++i) {
+    if (buffers_[i].result != nullptr) {
+      std::memcpy(buffers_[i].result, buffers_[i].work, buffers_[i].bytes);
+    }
+  }
+  send_message(messages, MessageKind::warmed_up, 0, elapsed);
+
+  std::int64_t total = 0;
+  for (int runs = 0;
+       runs < command.max_runs && (runs < command.min_runs || total < command.budget_ns); ++runs) {
+    restore_parameters(false);
+    start = now_ns();
+    entry(params_.data());
+    elapsed = now_ns() - start;
+    total += elapsed;
+    send_message(messages, MessageKind::timed_run, 0, elapsed);
+  }
+  send_message(messages, MessageKind::done);
+  _exit(0);
+}
+
+RunOutcome ForkServer::run(const std::filesystem::path& object, const std::string& entry,
+                           const RunPlan& plan) {
+  Command command;
+  std::string object_path = object.string();
+  if (object_path.size() >= sizeof command.object || entry.size() >= sizeof command.entry) {
+    return RunOutcome{.check = Check::compile_error,
+                      .run_ns = {},
+                      .message = "object path or entry name too long"};
+  }
+  std::strncpy(command.object, object_path.c_str(), sizeof command.object - 1);
+  std::strncpy(command.entry, entry.c_str(), sizeof command.entry - 1);
+  command.budget_ns = plan.budget.count();
+  command.min_runs = plan.min_runs;
+  command.max_runs = plan.max_runs;
+
+  if (server_ < 0) start_server();
+  if (send(commands_, &command, sizeof command, MSG_NOSIGNAL) != sizeof command) {
+    // The server died since the last run (killed from outside): start another once.
+    stop_server();
+    start_server();
+    if (send(commands_, &command, sizeof command, MSG_NOSIGNAL) != sizeof command) {
+      stop_server();
+      throw DeviceError(
+          fmt::format("cpu device: the run server does not answer: {}", std::strerror(errno)));
+    }
+  }
+  ++runs_started_;
+
+  // After a kill, the server reports the child's end at once; waiting longer means it is stuck.
+  constexpr auto kGrace = std::chrono::seconds(5);
+  RunOutcome outcome;
+  pid_t child = -1;
+  bool killed = false;
+  bool warmed_up = false;
+  bool done = false;
+  std::string load_error;
+  int status = 0;
+  for (;;) {
+    auto wait = killed ? std::chrono::nanoseconds(kGrace) : plan.run_timeout;
+    pollfd poll_fd{.fd = messages_, .events = POLLIN, .revents = 0};
+    int ready = poll(&poll_fd, 1,
+                     static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(wait).count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0 && !killed && child > 0) {
+      kill(child, SIGKILL);
+      killed = true;
+      continue;
+    }
+    Message message;
+    ssize_t received = ready > 0 ? recv(messages_, &message, sizeof message, 0) : -1;
+    if (received != sizeof message) {
+      stop_server();
+      if (killed) break;
+      throw DeviceError("cpu device: the run server stopped answering");
+    }
+    if (message.kind == MessageKind::exited) {
+      status = message.value;
+      if (status == -1) {
+        throw DeviceError(fmt::format("cpu device: the run server cannot fork: {}", message.text));
+      }
+      break;
+    }
+    switch (message.kind) {
+      case MessageKind::started:
+        child = message.value;
+        break;
+      case MessageKind::load_error:
+        load_error = message.text;
+        break;
+      case MessageKind::warmed_up:
+        warmed_up = true;
+        break;
+      case MessageKind::timed_run:
+        outcome.run_ns.push_back(message.ns);
+        break;
+      case MessageKind::done:
+        done = true;
+        break;
+      case MessageKind::exited:
+        break;
+    }
+  }
+
+  std::string phase =
+      !warmed_up ? "the warm-up run" : fmt::format("timed run {}", outcome.run_ns.size() + 1);
+  if (killed) {
+    outcome.check = Check::timeout;
+    outcome.message =
+        fmt::format("{} took longer than {} ms; killed", phase,
+                    std::chrono::ceil<std::chrono::milliseconds>(plan.run_timeout).count());
+  } else if (!load_error.empty()) {
+    outcome.check = Check::compile_error;
+    outcome.message = "cannot load the compiled object: " + load_error;
+  } else if (WIFSIGNALED(status)) {
+    outcome.check = Check::fault;
+    outcome.message =
+        fmt::format("killed by {} during {}", describe_signal(WTERMSIG(status)), phase);
+  } else if (!done || WEXITSTATUS(status) != 0) {
+    outcome.check = Check::fault;
+    outcome.message = fmt::format("exited with status {} during {}", WEXITSTATUS(status), phase);
+  } else {
+    outcome.check = Check::ok;
+  }
+  if (outcome.check != Check::ok) outcome.run_ns.clear();
+  return outcome;
+}
+
+const void* ForkServer::result(std::size_t index) const {
+  SCULPT_CHECK(index < buffers_.size() && buffers_[index].result != nullptr)
+      << "parameter " << index << " is not a result";
+  return buffers_[index].result;
+}
+
+}  // namespace sculpt::device

@@ -1,0 +1,92 @@
+#pragma once
+// Runs candidate shared objects in child processes so that a crash or a hang never reaches the
+// caller, which never loads candidate code itself.
+//
+// The parameters of one problem live in shared memory mapped before a small server process is
+// forked. For each run the server forks again: that child restores the inputs, poisons the
+// outputs, loads the object, runs it once (the warm-up, whose results it copies aside for the
+// check), then repeats timed runs, reporting each time through a socket. Forking from the
+// single-threaded server, not from the caller's threads, keeps `dlopen` and OpenMP in the child
+// clear of locks another thread held at fork time.
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "device/evaluator.h"
+#include "device/problem_data.h"
+
+namespace sculpt::device {
+
+/// How many times to run a candidate and how long to wait for it.
+struct RunPlan {
+  /// Longest a single run may take; the child is killed after that.
+  std::chrono::nanoseconds run_timeout = std::chrono::seconds(10);
+  /// Timed runs go on while their total stays under the budget, between min_runs and max_runs.
+  std::chrono::nanoseconds budget = std::chrono::milliseconds(500);
+  int min_runs = 3;
+  int max_runs = 100;
+};
+
+struct RunOutcome {
+  /// ok (results readable through ForkServer::result), fault, timeout, or compile_error when the
+  /// object does not load or lacks its entry point.
+  Check check = Check::ok;
+  /// Durations of the timed runs, in nanoseconds.
+  std::vector<std::int64_t> run_ns{};
+  std::string message{};
+};
+
+class ForkServer {
+ public:
+  /// Maps the problem's buffers and starts the server. `data` must outlive this object.
+  explicit ForkServer(const ProblemData& data);
+  ~ForkServer();
+  ForkServer(const ForkServer&) = delete;
+  ForkServer& operator=(const ForkServer&) = delete;
+
+  /// Runs `entry` of `object` as `plan` says. Not thread-safe: one run at a time.
+  RunOutcome run(const std::filesystem::path& object, const std::string& entry,
+                 const RunPlan& plan);
+
+  /// What the warm-up run of the last successful `run` left in result parameter `index`.
+  const void* result(std::size_t index) const;
+
+  /// Runs started so far (each in a fresh child); servers started, restarts included.
+  int runs_started() const { return runs_started_; }
+  int servers_started() const { return servers_started_; }
+
+ private:
+  struct Buffer {
+    void* work = nullptr;    ///< what the kernel reads and writes
+    void* result = nullptr;  ///< copy of the warm-up results (result parameters only)
+    std::size_t bytes = 0;
+    std::size_t mapped = 0;
+  };
+
+  struct Command;
+
+  void start_server();
+  void stop_server();
+  [[noreturn]] void serve(int commands, int messages);
+  [[noreturn]] void run_child(int messages, const Command& command);
+  void restore_parameters(bool all);
+
+  const ProblemData& data_;
+  std::vector<Buffer> buffers_;
+  /// The kernel's `params`: each entry points to a buffer pointer or to a scalar's bytes.
+  std::vector<void*> pointers_;
+  std::vector<void*> params_;
+  std::vector<std::vector<std::byte>> scalars_;
+
+  pid_t server_ = -1;
+  int commands_ = -1;  ///< our end of the command socket
+  int messages_ = -1;  ///< our end of the message socket
+  int runs_started_ = 0;
+  int servers_started_ = 0;
+};
+
+}  // namespace sculpt::device

@@ -1,0 +1,189 @@
+#include "device/problem_data.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace sculpt::device {
+namespace {
+
+// Integer outputs start as this value; a reference result equal to it is astronomically unlikely.
+constexpr std::int32_t kIntegerPoison = -0x5A5A5A5B;
+
+// SplitMix64: tiny, fast, and the same sequence everywhere (the standard distributions are not
+// specified bit for bit, so the inputs of a seed could change with the library).
+class Random {
+ public:
+  explicit Random(std::uint64_t seed) : state_(seed) {}
+
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+
+  /// Uniform in [0, 1).
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1p-53; }
+
+ private:
+  std::uint64_t state_;
+};
+
+template <typename T>
+void fill_values(std::span<T> values, const Fill& fill, Random& random) {
+  for (T& value : values) {
+    double magnitude = fill.low + (fill.high - fill.low) * random.uniform();
+    bool negative = fill.random_sign && (random.next() & 1);
+    if constexpr (std::is_integral_v<T>) {
+      value = static_cast<T>(std::floor(magnitude)) * (negative ? -1 : 1);
+    } else {
+      value = static_cast<T>(negative ? -magnitude : magnitude);
+    }
+  }
+}
+
+template <typename T>
+void poison(std::span<T> values) {
+  if constexpr (std::is_integral_v<T>) {
+    std::fill(values.begin(), values.end(), kIntegerPoison);
+  } else {
+    std::fill(values.begin(), values.end(), std::numeric_limits<T>::quiet_NaN());
+  }
+}
+
+template <typename T>
+std::span<T> typed(std::vector<std::byte>& bytes) {
+  return {reinterpret_cast<T*>(bytes.data()), bytes.size() / sizeof(T)};
+}
+
+template <typename T>
+std::span<const T> typed(const void* data, std::int64_t count) {
+  return {static_cast<const T*>(data), static_cast<std::size_t>(count)};
+}
+
+// Calls f with a null pointer of the C++ type that stores `type`.
+template <typename F>
+decltype(auto) dispatch(ElementType type, F&& f) {
+  switch (type) {
+    case ElementType::f32:
+      return f(static_cast<float*>(nullptr));
+    case ElementType::f64:
+      return f(static_cast<double*>(nullptr));
+    case ElementType::i32:
+      return f(static_cast<std::int32_t*>(nullptr));
+  }
+  SCULPT_CHECK(false) << "unknown element type";
+  return f(static_cast<float*>(nullptr));
+}
+
+template <typename T>
+double mean_magnitude(std::span<const T> values) {
+  double sum = 0;
+  for (T value : values) sum += std::abs(static_cast<double>(value));
+  return values.empty() ? 0 : sum / static_cast<double>(values.size());
+}
+
+}  // namespace
+
+double relative_tolerance(const Tolerance& tolerance) {
+  auto terms = static_cast<double>(std::max<std::int64_t>(tolerance.reduction_length, 1));
+  switch (tolerance.type) {
+    case ElementType::f32:
+      return 8 * std::numeric_limits<float>::epsilon() * (1 + std::sqrt(terms));
+    case ElementType::f64:
+      return 8 * std::numeric_limits<double>::epsilon() * (1 + std::sqrt(terms));
+    case ElementType::i32:
+      return 0;
+  }
+  SCULPT_CHECK(false) << "unknown element type";
+  return 0;
+}
+
+ProblemData::ProblemData(const Problem& problem) : problem_(problem) {
+  SCULPT_CHECK(problem_.reference) << "problem " << problem_.name << " has no reference";
+  std::size_t n = problem_.params.size();
+  initial_.resize(n);
+  expected_.resize(n);
+  scale_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (const auto* array = std::get_if<ArrayParam>(&problem_.params[i])) {
+      SCULPT_CHECK(array->count >= 0) << "array " << array->name << " has a negative size";
+      initial_[i].resize(static_cast<std::size_t>(array->count) * size_of(array->type));
+      // One stream per parameter, so adding a parameter leaves the others' values unchanged.
+      Random random(problem_.seed * 0x100000001B3ull + i);
+      dispatch(array->type, [&]<typename T>(T*) {
+        if (array->role == Role::output) {
+          poison(typed<T>(initial_[i]));
+        } else {
+          fill_values(typed<T>(initial_[i]), array->fill.value_or(default_fill(array->type)),
+                      random);
+        }
+      });
+    } else {
+      const auto& scalar = std::get<ScalarParam>(problem_.params[i]);
+      initial_[i].resize(size_of(scalar.type()));
+      std::visit([&](auto v) { std::memcpy(initial_[i].data(), &v, sizeof v); }, scalar.value);
+    }
+  }
+  // The reference writes into copies of the initial values, which then hold the expected ones.
+  std::vector<void*> values(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    expected_[i] = initial_[i];
+    values[i] = expected_[i].data();
+  }
+  problem_.reference(Arguments(problem_.params, values));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!is_result(i)) {
+      expected_[i].clear();
+      continue;
+    }
+    const auto& array = std::get<ArrayParam>(problem_.params[i]);
+    scale_[i] = dispatch(array.type, [&]<typename T>(T*) {
+      return mean_magnitude(typed<T>(expected_[i].data(), array.count));
+    });
+  }
+}
+
+std::span<const std::byte> ProblemData::initial(std::size_t index) const {
+  SCULPT_CHECK(index < initial_.size()) << "parameter " << index << " out of range";
+  return initial_[index];
+}
+
+bool ProblemData::is_result(std::size_t index) const {
+  const auto* array = std::get_if<ArrayParam>(&problem_.params.at(index));
+  return array != nullptr && array->role != Role::input;
+}
+
+std::optional<std::string> ProblemData::compare(std::size_t index, const void* got) const {
+  SCULPT_CHECK(is_result(index)) << "parameter " << index << " is not a result";
+  const auto& array = std::get<ArrayParam>(problem_.params[index]);
+  double tolerance = relative_tolerance(problem_.tolerance);
+  double scale = scale_[index];
+  return dispatch(array.type, [&]<typename T>(T*) -> std::optional<std::string> {
+    auto actual = typed<T>(got, array.count);
+    auto expected = typed<T>(expected_[index].data(), array.count);
+    std::int64_t mismatches = 0;
+    std::size_t first = 0;
+    for (std::size_t k = 0; k < actual.size(); ++k) {
+      if (actual[k] == expected[k]) continue;
+      if constexpr (!std::is_integral_v<T>) {
+        // Written so that a NaN on either side fails the comparison.
+        double error = std::abs(static_cast<double>(actual[k]) - static_cast<double>(expected[k]));
+        double bound = tolerance * std::max(std::abs(static_cast<double>(expected[k])), scale);
+        if (error <= bound) continue;
+      }
+      if (mismatches++ == 0) first = k;
+    }
+    if (mismatches == 0) return std::nullopt;
+    return fmt::format(
+        "{} '{}' (parameter {}) mismatch at index {}: got {} expected {} ({} of {} elements "
+        "differ, relative tolerance {:.3g})",
+        array.role == Role::inout ? "inout array" : "output", array.name, index, first,
+        actual[first], expected[first], mismatches, array.count, tolerance);
+  });
+}
+
+}  // namespace sculpt::device

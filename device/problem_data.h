@@ -1,0 +1,49 @@
+#pragma once
+// The data every evaluation of one problem shares, whatever the device: the initial value of
+// each parameter and the expected results, computed once by the reference.
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "device/problem.h"
+
+namespace sculpt::device {
+
+/// Relative tolerance for results of `tolerance.type` that sum `reduction_length` terms:
+/// 8 * eps * (1 + sqrt(reduction_length)) for floating point, 0 for integers. Rounding errors of
+/// a sum of K random terms grow like eps * sqrt(K) whatever the summation order; the factor 8
+/// leaves room for the order chosen by the candidate and for fused multiply-adds.
+double relative_tolerance(const Tolerance& tolerance);
+
+class ProblemData {
+ public:
+  /// Fills the inputs from the problem's seed and runs its reference once.
+  explicit ProblemData(const Problem& problem);
+
+  const Problem& problem() const { return problem_; }
+  std::size_t size() const { return initial_.size(); }
+
+  /// Bytes to place in parameter `index` before a run: random values for inputs and inout
+  /// arrays, poison (NaN, or a sentinel for integers) for outputs so that an element the
+  /// candidate forgets to write never passes, the value itself for scalars.
+  std::span<const std::byte> initial(std::size_t index) const;
+
+  /// Whether parameter `index` is an array the candidate writes (output or inout).
+  bool is_result(std::size_t index) const;
+
+  /// Compares what a candidate left in result parameter `index` with the reference. Returns
+  /// a description of the first mismatch (and how many elements differ), or nothing when every
+  /// element is within tolerance. NaN never matches.
+  std::optional<std::string> compare(std::size_t index, const void* got) const;
+
+ private:
+  Problem problem_;
+  std::vector<std::vector<std::byte>> initial_;
+  std::vector<std::vector<std::byte>> expected_;
+  /// Mean magnitude of each result array, the scale below which errors count as absolute.
+  std::vector<double> scale_;
+};
+
+}  // namespace sculpt::device

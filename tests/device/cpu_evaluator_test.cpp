@@ -1,0 +1,312 @@
+#include "device/cpu_evaluator.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+namespace sculpt::device {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr std::int32_t kAxpySize = 100000;
+
+const char* const kAxpy = R"(
+#include <stdint.h>
+void axpy(void** params) {
+  int32_t n = *(int32_t*)params[0];
+  float a = *(float*)params[1];
+  const float* x = *(float**)params[2];
+  float* y = *(float**)params[3];
+  #pragma omp parallel for
+  for (int32_t i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
+}
+)";
+
+std::shared_ptr<const Problem> axpy_problem() {
+  auto problem = std::make_shared<Problem>();
+  problem->name = "axpy";
+  problem->params = {
+      ScalarParam{"n", kAxpySize}, ScalarParam{"a", 3.0f},
+      ArrayParam{.name = "x", .type = ElementType::f32, .count = kAxpySize},
+      ArrayParam{.name = "y", .type = ElementType::f32, .count = kAxpySize, .role = Role::inout}};
+  problem->reference = [](const Arguments& args) {
+    float a = args.scalar<float>(1);
+    auto x = args.array<float>(2);
+    auto y = args.array<float>(3);
+    for (std::size_t i = 0; i < x.size(); ++i) y[i] = a * x[i] + y[i];
+  };
+  return problem;
+}
+
+constexpr std::int32_t kRows = 96, kInner = 80, kColumns = 64;
+
+// C = A * B, rows split across OpenMP threads.
+const char* const kMatmul = R"(
+#include <stdint.h>
+void matmul(void** params) {
+  int32_t m = *(int32_t*)params[0], k = *(int32_t*)params[1], n = *(int32_t*)params[2];
+  const double* a = *(double**)params[3];
+  const double* b = *(double**)params[4];
+  double* c = *(double**)params[5];
+  #pragma omp parallel for
+  for (int32_t i = 0; i < m; ++i) {
+    for (int32_t j = 0; j < n; ++j) c[i * n + j] = 0;
+    for (int32_t p = 0; p < k; ++p)
+      for (int32_t j = 0; j < n; ++j) c[i * n + j] += a[i * k + p] * b[p * n + j];
+  }
+}
+)";
+
+std::shared_ptr<const Problem> matmul_problem() {
+  auto problem = std::make_shared<Problem>();
+  problem->name = "matmul";
+  problem->params = {
+      ScalarParam{"m", kRows},
+      ScalarParam{"k", kInner},
+      ScalarParam{"n", kColumns},
+      ArrayParam{.name = "a", .type = ElementType::f64, .count = kRows * kInner},
+      ArrayParam{.name = "b", .type = ElementType::f64, .count = kInner * kColumns},
+      ArrayParam{
+          .name = "c", .type = ElementType::f64, .count = kRows * kColumns, .role = Role::output}};
+  problem->reference = [](const Arguments& args) {
+    auto a = args.array<double>(3);
+    auto b = args.array<double>(4);
+    auto c = args.array<double>(5);
+    for (int i = 0; i < kRows; ++i) {
+      for (int j = 0; j < kColumns; ++j) {
+        double sum = 0;
+        for (int p = 0; p < kInner; ++p) sum += a[i * kInner + p] * b[p * kColumns + j];
+        c[i * kColumns + j] = sum;
+      }
+    }
+  };
+  problem->tolerance = Tolerance{.type = ElementType::f64, .reduction_length = kInner};
+  return problem;
+}
+
+KernelCode c_code(std::string source, std::string entry) {
+  KernelCode code;
+  code.source = std::move(source);
+  code.entry = std::move(entry);
+  return code;
+}
+
+// The axpy kernel with `body` replacing its loop's statement.
+KernelCode axpy_variant(const std::string& body) {
+  std::string source = kAxpy;
+  std::string statement = "y[i] = a * x[i] + y[i];";
+  source.replace(source.find(statement), statement.size(), body);
+  return c_code(source, "axpy");
+}
+
+class CpuEvaluatorTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = testing::TempDir() + "sculpt-device-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    cache_dir_ = pattern;
+  }
+  void TearDown() override { std::filesystem::remove_all(cache_dir_); }
+
+  CpuEvaluatorOptions options() const {
+    CpuEvaluatorOptions options;
+    options.cache_dir = cache_dir_;
+    options.compile_threads = 2;
+    options.plan.run_timeout = milliseconds(1500);
+    options.plan.budget = milliseconds(20);
+    options.plan.min_runs = 3;
+    options.plan.max_runs = 50;
+    return options;
+  }
+
+  std::filesystem::path cache_dir_;
+};
+
+TEST_F(CpuEvaluatorTest, AxpyIsCorrectAndTimed) {
+  CpuEvaluator evaluator(options());
+  EXPECT_EQ(evaluator.name(), "cpu");
+  Evaluation result = evaluator.evaluate(c_code(kAxpy, "axpy"), axpy_problem());
+  ASSERT_EQ(result.check, Check::ok) << result.message;
+  ASSERT_TRUE(result.time_ns);
+  // 100k multiply-adds take between a microsecond and a tenth of a second on any machine.
+  EXPECT_GT(*result.time_ns, 1e3);
+  EXPECT_LT(*result.time_ns, 1e8);
+  EXPECT_GE(result.runs, 3);
+  EXPECT_LE(result.runs, 50);
+  EXPECT_GE(result.spread_ns, 0);
+}
+
+TEST_F(CpuEvaluatorTest, MatmulWithOpenMpOverRowsIsCorrect) {
+  CpuEvaluator evaluator(options());
+  Evaluation result = evaluator.evaluate(c_code(kMatmul, "matmul"), matmul_problem());
+  ASSERT_EQ(result.check, Check::ok) << result.message;
+  ASSERT_TRUE(result.time_ns);
+  EXPECT_GT(*result.time_ns, 1e3);
+  EXPECT_LT(*result.time_ns, 1e9);
+}
+
+TEST_F(CpuEvaluatorTest, WrongResultGivesItsIndex) {
+  CpuEvaluator evaluator(options());
+  Evaluation result = evaluator.evaluate(
+      axpy_variant("y[i] = a * x[i] + y[i] + (i == 4321 ? 0.5f : 0.0f);"), axpy_problem());
+  EXPECT_EQ(result.check, Check::wrong);
+  EXPECT_NE(result.message.find("'y' (parameter 3) mismatch at index 4321"), std::string::npos)
+      << result.message;
+  EXPECT_NE(result.message.find("1 of 100000 elements differ"), std::string::npos)
+      << result.message;
+  // It ran to the end, so it has a time.
+  EXPECT_TRUE(result.time_ns);
+}
+
+TEST_F(CpuEvaluatorTest, UnwrittenOutputIsCaught) {
+  CpuEvaluator evaluator(options());
+  std::string source = kMatmul;
+  source.replace(source.find("i < m;"), 6, "i < m - 1;");
+  Evaluation result = evaluator.evaluate(c_code(source, "matmul"), matmul_problem());
+  EXPECT_EQ(result.check, Check::wrong);
+  std::string first_unwritten = std::to_string((kRows - 1) * kColumns);
+  EXPECT_NE(result.message.find("index " + first_unwritten + ": got nan"), std::string::npos)
+      << result.message;
+}
+
+TEST_F(CpuEvaluatorTest, SegfaultIsAFaultAndTheNextEvaluationWorks) {
+  CpuEvaluator evaluator(options());
+  auto problem = axpy_problem();
+  Evaluation crash = evaluator.evaluate(axpy_variant("y[i] = x[i + ((int64_t)1 << 40)];"), problem);
+  EXPECT_EQ(crash.check, Check::fault);
+  EXPECT_NE(crash.message.find("SIGSEGV"), std::string::npos) << crash.message;
+  EXPECT_NE(crash.message.find("warm-up"), std::string::npos) << crash.message;
+  EXPECT_FALSE(crash.time_ns);
+
+  Evaluation abort_result = evaluator.evaluate(
+      c_code("#include <stdlib.h>\nvoid k(void** p) { (void)p; abort(); }", "k"), problem);
+  EXPECT_EQ(abort_result.check, Check::fault);
+  EXPECT_NE(abort_result.message.find("SIGABRT"), std::string::npos) << abort_result.message;
+
+  Evaluation next = evaluator.evaluate(c_code(kAxpy, "axpy"), problem);
+  EXPECT_EQ(next.check, Check::ok) << next.message;
+}
+
+TEST_F(CpuEvaluatorTest, InfiniteLoopTimesOut) {
+  CpuEvaluator evaluator(options());
+  auto start = std::chrono::steady_clock::now();
+  Evaluation result = evaluator.evaluate(
+      c_code("void spin(void** p) { (void)p; volatile int go = 1; while (go) {} }", "spin"),
+      axpy_problem());
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(result.check, Check::timeout);
+  EXPECT_NE(result.message.find("longer than 1500 ms"), std::string::npos) << result.message;
+  EXPECT_FALSE(result.time_ns);
+  // The run limit plus compilation, not more.
+  EXPECT_LT(elapsed, std::chrono::seconds(8));
+  EXPECT_EQ(evaluator.evaluate(c_code(kAxpy, "axpy"), axpy_problem()).check, Check::ok);
+}
+
+TEST_F(CpuEvaluatorTest, SyntaxErrorIsACompileErrorWithTheLog) {
+  CpuEvaluator evaluator(options());
+  Evaluation result =
+      evaluator.evaluate(c_code("void broken(void** p) { int x = ; }", "broken"), axpy_problem());
+  EXPECT_EQ(result.check, Check::compile_error);
+  EXPECT_NE(result.message.find("error"), std::string::npos) << result.message;
+  EXPECT_NE(result.message.find("expected expression"), std::string::npos) << result.message;
+  EXPECT_FALSE(result.time_ns);
+  EXPECT_EQ(evaluator.stats().compiler.errors, 1);
+}
+
+TEST_F(CpuEvaluatorTest, MissingEntryPointIsACompileError) {
+  CpuEvaluator evaluator(options());
+  Evaluation result = evaluator.evaluate(c_code(kAxpy, "saxpy"), axpy_problem());
+  EXPECT_EQ(result.check, Check::compile_error);
+  EXPECT_NE(result.message.find("no entry point 'saxpy'"), std::string::npos) << result.message;
+}
+
+TEST_F(CpuEvaluatorTest, SecondEvaluationHitsTheCache) {
+  auto problem = axpy_problem();
+  {
+    CpuEvaluator evaluator(options());
+    EXPECT_EQ(evaluator.evaluate(c_code(kAxpy, "axpy"), problem).check, Check::ok);
+    EXPECT_EQ(evaluator.evaluate(c_code(kAxpy, "axpy"), problem).check, Check::ok);
+    auto stats = evaluator.stats();
+    EXPECT_EQ(stats.compiler.compilations, 1);
+    EXPECT_EQ(stats.compiler.cache_hits, 1);
+    EXPECT_EQ(stats.evaluations, 2);
+    EXPECT_EQ(stats.problems, 1);
+  }
+  // The cache is on disk: another evaluator (another process alike) finds it too.
+  CpuEvaluator again(options());
+  EXPECT_EQ(again.evaluate(c_code(kAxpy, "axpy"), problem).check, Check::ok);
+  EXPECT_EQ(again.stats().compiler.compilations, 0);
+  EXPECT_EQ(again.stats().compiler.cache_hits, 1);
+  // Other flags are another key.
+  auto other_options = options();
+  other_options.flags.push_back("-DVARIANT=1");
+  CpuEvaluator other(other_options);
+  EXPECT_EQ(other.evaluate(c_code(kAxpy, "axpy"), problem).check, Check::ok);
+  EXPECT_EQ(other.stats().compiler.compilations, 1);
+}
+
+TEST_F(CpuEvaluatorTest, CompilesConcurrentlyOnThePool) {
+  auto opts = options();
+  opts.compile_threads = 4;
+  CpuEvaluator evaluator(opts);
+  auto problem = axpy_problem();
+  std::vector<std::future<Evaluation>> futures;
+  for (int variant = 0; variant < 4; ++variant) {
+    // Distinct sources, so each one is compiled.
+    futures.push_back(evaluator.submit(
+        axpy_variant("y[i] = a * x[i] + y[i]; /* variant " + std::to_string(variant) + " */"),
+        problem));
+  }
+  for (auto& future : futures) EXPECT_EQ(future.get().check, Check::ok);
+  auto stats = evaluator.stats();
+  EXPECT_EQ(stats.compiler.compilations, 4);
+  EXPECT_GE(stats.compiler.peak_concurrent, 2);
+  EXPECT_EQ(stats.runs, 4);
+}
+
+TEST_F(CpuEvaluatorTest, RepetitionsAdaptToTheBudgetAndLongRunsAreTimed) {
+  auto opts = options();
+  opts.plan.min_runs = 1;
+  opts.plan.run_timeout = milliseconds(3000);
+  opts.plan.budget = milliseconds(100);
+  CpuEvaluator evaluator(opts);
+  auto problem = axpy_problem();
+  // A fast kernel repeats up to max_runs within the budget.
+  Evaluation fast = evaluator.evaluate(c_code(kAxpy, "axpy"), problem);
+  ASSERT_EQ(fast.check, Check::ok) << fast.message;
+  EXPECT_EQ(fast.runs, 50);
+  // A run over a second: one timed run after the warm-up, timed to the nanosecond.
+  std::string slow = kAxpy;
+  slow.insert(slow.find("#pragma"), "struct timespec t = {1, 200000000}; nanosleep(&t, 0);\n");
+  slow.insert(0, "#define _POSIX_C_SOURCE 199309L\n#include <time.h>\n");
+  Evaluation long_run = evaluator.evaluate(c_code(slow, "axpy"), problem);
+  ASSERT_EQ(long_run.check, Check::ok) << long_run.message;
+  EXPECT_EQ(long_run.runs, 1);
+  ASSERT_TRUE(long_run.time_ns);
+  EXPECT_GE(*long_run.time_ns, 1.2e9);
+  EXPECT_LT(*long_run.time_ns, 1.6e9);
+}
+
+TEST_F(CpuEvaluatorTest, TheCallerNeverLoadsCandidateCode) {
+  CpuEvaluator evaluator(options());
+  ASSERT_EQ(evaluator.evaluate(c_code(kMatmul, "matmul"), matmul_problem()).check, Check::ok);
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    EXPECT_EQ(line.find(cache_dir_.string()), std::string::npos) << line;
+    EXPECT_EQ(line.find("libgomp"), std::string::npos) << line;
+  }
+}
+
+TEST_F(CpuEvaluatorTest, MissingCompilerIsADeviceError) {
+  auto opts = options();
+  opts.compiler = "/nonexistent/cc";
+  EXPECT_THROW(CpuEvaluator evaluator(opts), DeviceError);
+}
+
+}  // namespace
+}  // namespace sculpt::device
