@@ -1,0 +1,274 @@
+#include "backbone/kernel.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "support/check.h"
+
+namespace sculpt::backbone {
+
+std::string_view elem_type_name(ElemType type) {
+  switch (type) {
+    case ElemType::kF32: return "f32";
+    case ElemType::kF64: return "f64";
+    case ElemType::kI32: return "i32";
+  }
+  return "?";
+}
+
+int64_t elem_type_bytes(ElemType type) { return type == ElemType::kF64 ? 8 : 4; }
+
+std::string_view operator_name(Operator op) {
+  switch (op) {
+    case Operator::kMov: return "mov";
+    case Operator::kAdd: return "add";
+    case Operator::kSub: return "sub";
+    case Operator::kMul: return "mul";
+    case Operator::kDiv: return "div";
+    case Operator::kFma: return "fma";
+    case Operator::kMin: return "min";
+    case Operator::kMax: return "max";
+    case Operator::kExp: return "exp";
+    case Operator::kCast: return "cast";
+    case Operator::kLoad: return "load";
+    case Operator::kStore: return "store";
+  }
+  return "?";
+}
+
+int operator_arity(Operator op) {
+  switch (op) {
+    case Operator::kLoad: return 0;
+    case Operator::kMov:
+    case Operator::kExp:
+    case Operator::kCast:
+    case Operator::kStore: return 1;
+    case Operator::kFma: return 3;
+    default: return 2;
+  }
+}
+
+const Dimension* Statement::as_dim() const {
+  return kind_ == Kind::kDim ? static_cast<const Dimension*>(this) : nullptr;
+}
+
+const Instruction* Statement::as_inst() const {
+  return kind_ == Kind::kInst ? static_cast<const Instruction*>(this) : nullptr;
+}
+
+std::vector<DimId> Loop::dims() const {
+  std::vector<DimId> all{dynamic_dim};
+  all.insert(all.end(), tile_dims.begin(), tile_dims.end());
+  return all;
+}
+
+const std::vector<LoopId>& Instruction::reduction_loops() const {
+  static const std::vector<LoopId> kNone;
+  for (const Operand& operand : operands) {
+    if (operand.kind == Operand::Kind::kReduction) return operand.reduction_loops;
+  }
+  return kNone;
+}
+
+int64_t MemRegion::num_elements() const {
+  int64_t last = 0;
+  for (size_t i = 0; i < extents.size(); ++i) last += (extents[i] - 1) * strides[i];
+  return last + 1;
+}
+
+namespace {
+template <typename T, typename IdT>
+const T& checked_at(const std::vector<T>& objects, IdT id, const char* what) {
+  SCULPT_CHECK(id.value < objects.size()) << what << " id " << id.value << " out of range";
+  return objects[id.value];
+}
+}  // namespace
+
+const Instruction& Kernel::inst(InstId id) const { return checked_at(insts_, id, "instruction"); }
+const Dimension& Kernel::dim(DimId id) const { return checked_at(dims_, id, "dimension"); }
+const Loop& Kernel::loop(LoopId id) const { return checked_at(loops_, id, "loop"); }
+const LogicalDim& Kernel::logical_dim(LogicalDimId id) const {
+  return checked_at(logicals_, id, "logical dimension");
+}
+const MemRegion& Kernel::mem(MemId id) const { return checked_at(mems_, id, "memory region"); }
+const Parameter& Kernel::param(ParamId id) const { return checked_at(params_, id, "parameter"); }
+const DimMapping& Kernel::mapping(DimMappingId id) const {
+  return checked_at(mappings_, id, "dim mapping");
+}
+const Communication& Kernel::comm(CommId id) const {
+  return checked_at(comms_, id, "communication");
+}
+
+const Statement& Kernel::statement(StmtId id) const {
+  if (id.value < inst_capacity()) return insts_[id.value];
+  return dim(DimId(id.value - inst_capacity()));
+}
+
+std::vector<const Instruction*> Kernel::instructions() const {
+  std::vector<const Instruction*> out;
+  for (const Instruction& inst : insts_) {
+    if (inst.added) out.push_back(&inst);
+  }
+  return out;
+}
+
+std::vector<const Instruction*> Kernel::mem_instructions() const {
+  std::vector<const Instruction*> out;
+  for (const Instruction& inst : insts_) {
+    if (inst.added && inst.is_mem()) out.push_back(&inst);
+  }
+  return out;
+}
+
+std::vector<const Dimension*> Kernel::dimensions() const {
+  std::vector<const Dimension*> out;
+  for (const Dimension& dim : dims_) out.push_back(&dim);
+  return out;
+}
+
+std::vector<const Dimension*> Kernel::static_dims() const {
+  std::vector<const Dimension*> out;
+  for (const Dimension& dim : dims_) {
+    if (dim.is_static()) out.push_back(&dim);
+  }
+  return out;
+}
+
+std::vector<const Statement*> Kernel::statements() const {
+  std::vector<const Statement*> out;
+  for (const Instruction* inst : instructions()) out.push_back(inst);
+  for (const Dimension& dim : dims_) out.push_back(&dim);
+  return out;
+}
+
+std::vector<const MemRegion*> Kernel::mem_regions() const {
+  std::vector<const MemRegion*> out;
+  for (const MemRegion& mem : mems_) {
+    if (mem.added) out.push_back(&mem);
+  }
+  return out;
+}
+
+std::vector<const DimMapping*> Kernel::dim_mappings() const {
+  std::vector<const DimMapping*> out;
+  for (const DimMapping& mapping : mappings_) out.push_back(&mapping);
+  return out;
+}
+
+std::vector<DimId> Kernel::tile_dims(LogicalDimId logical) const {
+  std::vector<DimId> out;
+  for (LoopId loop_id : logical_dim(logical).loops) {
+    const std::vector<DimId>& tiles = loop(loop_id).tile_dims;
+    out.insert(out.end(), tiles.begin(), tiles.end());
+  }
+  return out;
+}
+
+std::vector<DimId> Kernel::dims_of(InstId id) const {
+  std::vector<DimId> out;
+  for (LoopId loop_id : inst(id).loops) {
+    const std::vector<DimId> dims = loop(loop_id).dims();
+    out.insert(out.end(), dims.begin(), dims.end());
+  }
+  return out;
+}
+
+std::optional<LoopId> Kernel::loop_of(InstId id, LogicalDimId logical) const {
+  for (LoopId loop_id : inst(id).loops) {
+    if (loop(loop_id).logical == logical) return loop_id;
+  }
+  return std::nullopt;
+}
+
+DimId Kernel::merged_representative(DimId id) const {
+  while (merged_parent_[id.value] != id) id = merged_parent_[id.value];
+  return id;
+}
+
+std::optional<int64_t> Kernel::size_value(std::string_view name) const {
+  for (const Parameter& param : params_) {
+    if (param.kind == Parameter::Kind::kSize && param.name == name) return param.size_value;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+std::string affine_to_string(const Kernel& kernel, const AffineExpr& expr) {
+  std::ostringstream out;
+  bool first = true;
+  for (const AffineTerm& term : expr.terms) {
+    if (!first) out << " + ";
+    first = false;
+    if (term.coeff != 1) out << term.coeff << "*";
+    out << kernel.logical_dim(term.logical).name;
+  }
+  if (expr.constant != 0 || first) out << (first ? "" : " + ") << expr.constant;
+  return out.str();
+}
+
+std::string operand_to_string(const Kernel& kernel, const Operand& operand) {
+  std::ostringstream out;
+  switch (operand.kind) {
+    case Operand::Kind::kConstant: out << operand.constant; break;
+    case Operand::Kind::kParam: out << kernel.param(operand.param).name; break;
+    case Operand::Kind::kIndex: out << "idx(" << affine_to_string(kernel, operand.index) << ")"; break;
+    case Operand::Kind::kValue: out << kernel.inst(operand.inst).name; break;
+    case Operand::Kind::kReduction: out << "reduce(init " << kernel.inst(operand.inst).name << ")";
+  }
+  if (operand.comm.valid()) {
+    out << "[";
+    const Communication& comm = kernel.comm(operand.comm);
+    for (size_t i = 0; i < comm.loop_pairs.size(); ++i) {
+      out << (i ? ", " : "") << "L" << comm.loop_pairs[i].first.value << "->L"
+          << comm.loop_pairs[i].second.value;
+    }
+    out << "]";
+  }
+  return out.str();
+}
+
+void print_body(const Kernel& kernel, const std::vector<ProgramNode>& body, int depth,
+                std::ostringstream& out) {
+  const std::string indent(2 * depth, ' ');
+  for (const ProgramNode& node : body) {
+    if (node.loop) {
+      const Loop& loop = kernel.loop(*node.loop);
+      const LogicalDim& logical = kernel.logical_dim(loop.logical);
+      out << indent << "loop L" << loop.id.value << " " << logical.name << " < " << logical.size
+          << " dims";
+      for (DimId dim : loop.dims()) out << " " << kernel.dim(dim).name;
+      out << "\n";
+      print_body(kernel, kernel.body(*node.loop), depth + 1, out);
+      continue;
+    }
+    const Instruction& inst = kernel.inst(*node.inst);
+    out << indent << inst.name << " = " << operator_name(inst.op) << "."
+        << elem_type_name(inst.type);
+    if (inst.access) {
+      out << " " << kernel.mem(inst.access->mem).name << "["
+          << affine_to_string(kernel, inst.access->index) << "]";
+    }
+    for (const Operand& operand : inst.operands) out << " " << operand_to_string(kernel, operand);
+    out << "\n";
+  }
+}
+
+}  // namespace
+
+std::string Kernel::to_string() const {
+  std::ostringstream out;
+  out << "kernel " << name_ << "(";
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const Parameter& param = params_[i];
+    out << (i ? ", " : "") << param.name;
+    if (param.kind == Parameter::Kind::kSize) out << "=" << param.size_value;
+    if (param.kind == Parameter::Kind::kArray) out << "[]";
+    out << ":" << elem_type_name(param.type);
+  }
+  out << ")\n";
+  print_body(*this, body_, 1, out);
+  return out.str();
+}
+
+}  // namespace sculpt::backbone

@@ -1,0 +1,313 @@
+#pragma once
+// The semantic backbone of one kernel for one problem size: its signature, logical dimensions
+// strip-mined into tile dimensions, the default loop nests, instructions with their operands and
+// affine memory accesses, point-to-point communications between nests, and the objects that
+// lowerings may add later (pre-allocated, marked not yet added). Built by `Builder`
+// (builder.h), changed only by the lowerings of lowering.h.
+//
+// Layout of the default program: a tree of loops and instructions in program order. A `Loop` is
+// one opening of a `LogicalDim` (the paper's "dimension of the original code"); it iterates the
+// logical index 0..size-1 and is strip-mined into `Dimension`s: one dynamic dimension (the
+// remainder, outermost) and one static tile dimension per tiling level, so that the logical index
+// is dyn * (t1 * ... * tn) + i1 * (t2 * ... * tn) + ... + in.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backbone/ids.h"
+
+namespace sculpt::backbone {
+
+enum class ElemType { kF32, kF64, kI32 };
+std::string_view elem_type_name(ElemType type);
+int64_t elem_type_bytes(ElemType type);
+
+enum class Operator {
+  kMov,  // copy of its operand (e.g. a reduction init from a constant)
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kFma,  // a * b + c
+  kMin,
+  kMax,
+  kExp,
+  kCast,  // to the instruction's element type
+  kLoad,
+  kStore,  // operand 0 is the stored value; produces no value
+};
+std::string_view operator_name(Operator op);
+int operator_arity(Operator op);
+
+/// `coeff * index(logical)`; affine indices are sums of terms plus a constant.
+struct AffineTerm {
+  LogicalDimId logical;
+  int64_t coeff = 0;
+};
+
+struct AffineExpr {
+  std::vector<AffineTerm> terms;
+  int64_t constant = 0;
+};
+
+/// A kernel parameter: a problem size (i32, bound to a concrete value at search time), a scalar
+/// argument or an array (pointer to a memory region).
+struct Parameter {
+  enum class Kind { kSize, kScalar, kArray };
+  ParamId id;
+  std::string name;
+  Kind kind = Kind::kScalar;
+  ElemType type = ElemType::kF32;
+  int64_t size_value = 0;  // kSize only
+  MemId mem;               // kArray only
+};
+
+struct LogicalDim {
+  LogicalDimId id;
+  std::string name;
+  ParamId size_param;  // the size parameter this dimension iterates over
+  int64_t size = 0;
+  /// Candidate sizes of each tile level, outer to inner: the pattern's candidates that divide
+  /// `size` (1 means "not tiled" at that level).
+  std::vector<std::vector<int64_t>> tile_sizes;
+  std::vector<LoopId> loops;  // every opening of this dimension in the default nests
+};
+
+class Dimension;
+class Instruction;
+
+/// What instructions and dimensions share: the statement id space of the `order` choice.
+class Statement {
+ public:
+  StmtId stmt_id() const { return stmt_id_; }
+  const Dimension* as_dim() const;
+  const Instruction* as_inst() const;
+
+ protected:
+  enum class Kind { kInst, kDim };
+  explicit Statement(Kind kind) : kind_(kind) {}
+
+ private:
+  friend class Builder;
+  Kind kind_;
+  StmtId stmt_id_;
+};
+
+class Dimension : public Statement {
+ public:
+  Dimension() : Statement(Kind::kDim) {}
+  DimId id;
+  LoopId loop;
+  LogicalDimId logical;
+  int level = -1;  // -1: the dynamic remainder; 0..: static tile level, outer to inner
+  bool is_static() const { return level >= 0; }
+  /// Candidate sizes of a static dimension (the `size` choice's universe); empty if dynamic.
+  std::vector<int64_t> possible_sizes;
+  std::string name;
+};
+
+struct Loop {
+  LoopId id;
+  LogicalDimId logical;
+  std::optional<LoopId> parent;  // the enclosing loop in the default nests
+  DimId dynamic_dim;
+  std::vector<DimId> tile_dims;  // outer to inner
+  std::vector<DimId> dims() const;  // dynamic first, then tile dims
+};
+
+/// An element index into a memory region: offset + sum of coeff * index(logical), in elements.
+/// Each accessing instruction has one loop per logical dimension it indexes by.
+struct Access {
+  MemId mem;
+  AffineExpr index;
+};
+
+struct Operand {
+  enum class Kind {
+    kConstant,
+    kParam,      // a scalar kernel parameter (or a size)
+    kIndex,      // induction variable: affine in the logical indices of the instruction's loops
+    kValue,      // the value of another instruction (through `comm` when nests differ)
+    kReduction,  // the instruction's own previous value over `reduction_loops`, `inst` at first
+  };
+  Kind kind = Kind::kConstant;
+  double constant = 0;
+  ParamId param;
+  AffineExpr index;
+  InstId inst;  // kValue: the producer; kReduction: the init instruction
+  CommId comm;  // kValue, kReduction: the communication when the nests differ
+  std::vector<LoopId> reduction_loops;  // kReduction: loops of this instruction reduced over
+};
+
+class Instruction : public Statement {
+ public:
+  Instruction() : Statement(Kind::kInst) {}
+  InstId id;
+  std::string name;
+  Operator op = Operator::kMov;
+  ElemType type = ElemType::kF32;  // of the produced value, or of the stored element
+  std::vector<Operand> operands;
+  std::vector<LoopId> loops;     // enclosing loops of the default nests, outer to inner
+  std::optional<Access> access;  // loads and stores
+  bool added = true;             // false while a pre-allocated object awaits its lowering
+
+  bool is_mem() const { return op == Operator::kLoad || op == Operator::kStore; }
+  bool has_value() const { return op != Operator::kStore; }
+  /// Loops over which the instruction reduces its own value (empty for non reductions).
+  const std::vector<LoopId>& reduction_loops() const;
+};
+
+struct MemRegion {
+  enum class Kind { kInput, kOutput, kInOut, kTemporary };
+  MemId id;
+  std::string name;
+  Kind kind = Kind::kInput;
+  ElemType type = ElemType::kF32;
+  ParamId param;                     // arrays: the pointer parameter; temporaries: none
+  std::vector<int64_t> extents;      // logical shape
+  std::vector<int64_t> strides;      // elements between consecutive indices of each extent
+  std::vector<LogicalDimId> layout;  // temporaries: the logical dims indexing it, row-major
+  bool added = true;
+
+  /// Elements to allocate: one past the largest index reachable through the strides.
+  int64_t num_elements() const;
+  bool is_read() const { return kind != Kind::kOutput; }
+  bool is_written() const { return kind != Kind::kInput; }
+};
+
+/// A pair of dimensions of the same logical dimension and tile level, in different nests, such
+/// that the value produced at iteration i of `src` is consumed at iteration i of `dst`.
+struct DimMapping {
+  DimMappingId id;
+  DimId src;
+  DimId dst;
+  CommId comm;
+};
+
+/// A value flowing from a producer's nest to a consumer's nest. Value communications can be
+/// lowered into a temporary array; their lowering objects exist from the start.
+struct Communication {
+  enum class Kind { kValue, kReductionInit };
+  CommId id;
+  Kind kind = Kind::kValue;
+  InstId producer;
+  InstId consumer;
+  int operand = 0;  // position in the consumer's operands
+  std::vector<std::pair<LoopId, LoopId>> loop_pairs;  // producer loop -> consumer loop
+  std::vector<DimMappingId> mappings;                 // one per dimension of each loop pair
+  // Pre-allocated lowering (kValue only): a temporary array indexed by the mapped logical dims,
+  // a store of the producer's value in the producer's loops, a load in the consumer's loops.
+  MemId temp;
+  InstId store;
+  InstId load;
+  bool lowered = false;
+};
+
+/// A node of the default program: a loop (with its body) or an instruction.
+struct ProgramNode {
+  std::optional<LoopId> loop;
+  std::optional<InstId> inst;
+};
+
+/// What a lowering added, for the space to instantiate the new choices.
+struct NewObjects {
+  std::vector<InstId> instructions;
+  std::vector<MemId> mem_regions;
+  std::vector<std::pair<DimId, DimId>> merged_dims;
+  std::vector<CommId> lowered_comms;
+  bool empty() const {
+    return instructions.empty() && mem_regions.empty() && merged_dims.empty() &&
+           lowered_comms.empty();
+  }
+};
+
+class Kernel {
+ public:
+  explicit Kernel(std::string name) : name_(std::move(name)) {}
+
+  const std::string& name() const { return name_; }
+
+  // Capacities of the dense id spaces, objects lowerings may add included.
+  uint32_t inst_capacity() const { return static_cast<uint32_t>(insts_.size()); }
+  uint32_t dim_capacity() const { return static_cast<uint32_t>(dims_.size()); }
+  uint32_t stmt_capacity() const { return inst_capacity() + dim_capacity(); }
+  uint32_t mem_capacity() const { return static_cast<uint32_t>(mems_.size()); }
+  uint32_t logical_dim_capacity() const { return static_cast<uint32_t>(logicals_.size()); }
+  uint32_t loop_capacity() const { return static_cast<uint32_t>(loops_.size()); }
+  uint32_t mapping_capacity() const { return static_cast<uint32_t>(mappings_.size()); }
+  uint32_t comm_capacity() const { return static_cast<uint32_t>(comms_.size()); }
+
+  const Instruction& inst(InstId id) const;
+  const Dimension& dim(DimId id) const;
+  const Loop& loop(LoopId id) const;
+  const LogicalDim& logical_dim(LogicalDimId id) const;
+  const MemRegion& mem(MemId id) const;
+  const Parameter& param(ParamId id) const;
+  const DimMapping& mapping(DimMappingId id) const;
+  const Communication& comm(CommId id) const;
+  const Statement& statement(StmtId id) const;
+  StmtId stmt_id(InstId id) const { return StmtId(id.value); }
+  StmtId stmt_id(DimId id) const { return StmtId(inst_capacity() + id.value); }
+
+  // Objects present now (added ones), in id order: what the space's set iterators list.
+  std::vector<const Instruction*> instructions() const;
+  std::vector<const Instruction*> mem_instructions() const;
+  std::vector<const Dimension*> dimensions() const;
+  std::vector<const Dimension*> static_dims() const;
+  std::vector<const Statement*> statements() const;
+  std::vector<const MemRegion*> mem_regions() const;
+  std::vector<const DimMapping*> dim_mappings() const;
+  const std::vector<LogicalDim>& logical_dims() const { return logicals_; }
+  const std::vector<Loop>& loops() const { return loops_; }
+  const std::vector<Parameter>& params() const { return params_; }
+  const std::vector<Communication>& comms() const { return comms_; }
+  /// Static dims of every loop of `logical` (the space's TileDims($logical)).
+  std::vector<DimId> tile_dims(LogicalDimId logical) const;
+  /// All dimensions of the loops an instruction sits in, outer to inner.
+  std::vector<DimId> dims_of(InstId id) const;
+  /// The instruction's loop of a logical dimension, if it has one.
+  std::optional<LoopId> loop_of(InstId id, LogicalDimId logical) const;
+
+  /// The default program: top-level nodes, and the body of each loop, in program order.
+  const std::vector<ProgramNode>& body() const { return body_; }
+  const std::vector<ProgramNode>& body(LoopId loop) const { return loop_bodies_[loop.value]; }
+
+  // Lowerings (lowering.cpp): they only add objects and properties, never remove any.
+  /// Lowers the value communication of `mapping` into its pre-allocated temporary array: a
+  /// store of the producer's value in the producer's loops, a load in the consumer's loops, and
+  /// the consumer reads the load. Lowering an already lowered communication adds nothing.
+  NewObjects lower_communication(DimMappingId mapping);
+  /// Records that `lhs` and `rhs` (same logical dimension and tile level) are fused. Merging
+  /// adds no object: a merged class is represented by its smallest dimension id.
+  NewObjects lower_merge_dims(DimId lhs, DimId rhs);
+  /// The smallest id of the class of dimensions merged with `id`.
+  DimId merged_representative(DimId id) const;
+
+  /// Value of a size parameter by name; nullopt if there is none.
+  std::optional<int64_t> size_value(std::string_view name) const;
+
+  /// Multi-line human-readable listing (for logs and tests).
+  std::string to_string() const;
+
+ private:
+  friend class Builder;
+  // Places `node` next to `anchor` (a loop or an instruction) in the default program.
+  void insert_next_to(const ProgramNode& anchor, ProgramNode node, bool after);
+
+  std::string name_;
+  std::vector<Parameter> params_;
+  std::vector<LogicalDim> logicals_;
+  std::vector<Loop> loops_;
+  std::vector<Dimension> dims_;
+  std::vector<Instruction> insts_;
+  std::vector<MemRegion> mems_;
+  std::vector<DimMapping> mappings_;
+  std::vector<Communication> comms_;
+  std::vector<ProgramNode> body_;
+  std::vector<std::vector<ProgramNode>> loop_bodies_;
+  std::vector<DimId> merged_parent_;  // union-find over dims, filled by lower_merge_dims
+};
+
+}  // namespace sculpt::backbone

@@ -1,0 +1,16 @@
+#pragma once
+// The CPU semantics of a backbone: a generic interpreter that runs the default loop nests in
+// program order. Every zoo kernel also has a hand-written reference (zoo/); tests check the two
+// against each other, and evaluators compare device outputs with either.
+#include "backbone/host_args.h"
+#include "backbone/kernel.h"
+
+namespace sculpt::backbone {
+
+/// Runs `kernel` on `args` (arrays by name, scalars by name; sizes come from the kernel).
+/// Values are computed in double and rounded to their instruction's element type after each
+/// instruction; temporaries of lowered communications are allocated internally. Meant for small
+/// sizes: every instruction's value is kept for every iteration of its (non-reduced) loops.
+void interpret(const Kernel& kernel, HostArgs& args);
+
+}  // namespace sculpt::backbone
