@@ -34,9 +34,10 @@ class Loader {
     return model;
   }
 
-  /// Reads `path` for an include at `offset` of `from` (or the root when `from` is null).
+  /// Reads `path` for an include at `offset` of `from` (or the root when `from` is null);
+  /// `shown` is how messages name the file.
   std::unique_ptr<SourceFile> read(const fs::path& path, const SourceFile* from,
-                                   std::size_t offset) {
+                                   std::size_t offset, const std::string& shown) {
     auto fail = [&](const std::string& message) -> std::unique_ptr<SourceFile> {
       if (from) {
         report(diags_, *from, offset, message);
@@ -46,14 +47,14 @@ class Loader {
       return nullptr;
     };
     std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) return fail("cannot open '" + path.string() + "'");
+    if (!fs::is_regular_file(path, ec)) return fail("cannot open '" + shown + "'");
     if (fs::file_size(path, ec) > kMaxFileSize || ec) {
-      return fail("'" + path.string() + "' is too large for a space file");
+      return fail("'" + shown + "' is too large for a space file");
     }
     std::ifstream in(path, std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
-    if (!in) return fail("cannot read '" + path.string() + "'");
+    if (!in) return fail("cannot read '" + shown + "'");
     return std::make_unique<SourceFile>(path.string(), text.str());
   }
 
@@ -84,7 +85,7 @@ class Loader {
         report(diags_, file, include->offset, "includes are nested too deeply");
         continue;
       }
-      if (auto next = read(target, &file, include->offset)) {
+      if (auto next = read(target, &file, include->offset, include->path.raw)) {
         visit(std::move(next), target.parent_path(), key, depth + 1);
       }
     }
@@ -107,7 +108,7 @@ fs::path identity_of(const fs::path& path) {
 
 std::optional<Model> load_space(const std::filesystem::path& file, Diagnostics& diags) {
   Loader loader(diags);
-  std::unique_ptr<SourceFile> root = loader.read(file, nullptr, 0);
+  std::unique_ptr<SourceFile> root = loader.read(file, nullptr, 0, file.string());
   if (!root) return std::nullopt;
   return loader.load(std::move(root), file.parent_path(), identity_of(file));
 }

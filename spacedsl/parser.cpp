@@ -309,6 +309,10 @@ std::string describe_token(const std::string& text, std::size_t pos) {
     return "'" + text.substr(pos, end - pos) + "'";
   }
   if (c == '"') return "a string";
+  static constexpr std::string_view operators[] = {"||", "&&", "->", "==", "!=", "<=", ">="};
+  for (std::string_view op : operators) {
+    if (text.compare(pos, op.size(), op) == 0) return "'" + std::string(op) + "'";
+  }
   auto u = static_cast<unsigned char>(c);
   if (u >= 0x21 && u < 0x7f) return std::string("'") + c + "'";
   static const char* hex = "0123456789abcdef";
@@ -377,8 +381,16 @@ ast::File parse(const SourceFile& source, Diagnostics& diags) {
       // A string stops at its line break: point there rather than at the next token.
       if (expected != x3::what(closing_quote)) error_at = skip_blank(text, error_at);
     }
-    report(diags, source, error_at,
-           "expected " + expected + " but found " + describe_token(text, error_at));
+    std::string found = describe_token(text, error_at);
+    // At the end of the file, point just after the last thing written rather than at an
+    // empty last line.
+    if (error_at == text.size()) {
+      while (error_at > 0 && (text[error_at - 1] == '\n' || text[error_at - 1] == '\r' ||
+                              text[error_at - 1] == ' ' || text[error_at - 1] == '\t')) {
+        --error_at;
+      }
+    }
+    report(diags, source, error_at, "expected " + expected + " but found " + found);
     ++errors;
     pos = skip_blank(text, next_item_line(text, error_at));
   }

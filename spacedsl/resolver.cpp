@@ -138,8 +138,10 @@ class Resolver {
   void error(const SourceFile& file, std::size_t offset, std::string message) {
     report(diags_, file, offset, std::move(message));
   }
-  static std::string where(const SourceLocation& l) {
-    return l.file + ":" + std::to_string(l.line) + ":" + std::to_string(l.column);
+  /// `line:column` of an earlier declaration, with its file when it is another one.
+  static std::string where(const SourceFile& here, const SourceLocation& l) {
+    std::string position = std::to_string(l.line) + ":" + std::to_string(l.column);
+    return l.file == here.name() ? position : l.file + ":" + position;
   }
 
   /// The `///` lines right above the line of `offset`, without the slashes.
@@ -195,7 +197,7 @@ class Resolver {
     if (!inserted) {
       error(file, name.offset,
             "set '" + name.text + "' is declared twice (first at " +
-                where(model_.sets[it->second].loc) + ")");
+                where(file, model_.sets[it->second].loc) + ")");
     }
     model_.sets.push_back(std::move(set));
     parametric_.push_back(parametric);
@@ -213,7 +215,7 @@ class Resolver {
     if (!inserted) {
       error(file, name.offset,
             "choice '" + name.text + "' is declared twice (first at " +
-                where(model_.choices[it->second].loc) + ")");
+                where(file, model_.choices[it->second].loc) + ")");
     }
     model_.choices.push_back(std::move(choice));
     choice_sources_.push_back(source);
@@ -286,7 +288,7 @@ class Resolver {
     } else if (auto previous = scope.find(name)) {
       error(file, decl.var.offset,
             "variable '$" + name + "' is already bound (at " +
-                where(scope.vars[*previous].loc) + ")");
+                where(file, scope.vars[*previous].loc) + ")");
       ok = false;
     }
     std::optional<SetId> set = find_set(file, decl.set);
@@ -781,7 +783,7 @@ class Resolver {
                   std::string_view what) {
     if (choice.args.size() == 2 && choice.args[0].set == choice.args[1].set) return true;
     error(file, offset,
-          "a " + std::string(what) + " choice takes exactly two arguments from the same set");
+          std::string(what) + " choice takes exactly two arguments from the same set");
     return false;
   }
 
@@ -792,7 +794,7 @@ class Resolver {
       if (const auto* sym = boost::get<ast::Symmetric>(&item)) {
         if (choice.symmetric) {
           error(file, sym->offset, "'symmetric' is given twice");
-        } else if (check_pair(file, sym->offset, choice, "symmetric")) {
+        } else if (check_pair(file, sym->offset, choice, "a symmetric")) {
           choice.symmetric = true;
         }
       } else if (const auto* anti = boost::get<ast::Antisymmetric>(&item)) {
@@ -806,7 +808,7 @@ class Resolver {
     if (antisymmetric) {
       if (choice.symmetric) {
         error(file, antisymmetric->offset, "a choice cannot be both symmetric and antisymmetric");
-      } else if (check_pair(file, antisymmetric->offset, choice, "antisymmetric")) {
+      } else if (check_pair(file, antisymmetric->offset, choice, "an antisymmetric")) {
         resolve_antisymmetric(file, choice, *antisymmetric);
       }
     }

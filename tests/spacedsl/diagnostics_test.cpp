@@ -1,0 +1,117 @@
+// Diagnostics format, several errors in one run, include cycles and missing includes.
+#include <gtest/gtest.h>
+
+#include "spacedsl/frontend.h"
+#include "tests/spacedsl/space_test_util.h"
+
+namespace sculpt::spacedsl {
+namespace {
+
+std::vector<Diagnostic> errors_of(std::string_view text) {
+  Diagnostics diags;
+  EXPECT_FALSE(
+      load_space_from_string(text, "t.space", testing::data_dir() / "valid", diags).has_value());
+  return diags.errors();
+}
+
+TEST(SpacedslDiagnostics, PrintsFileLineColumnSourceAndCaret) {
+  Diagnostics diags;
+  diags.error({"a.space", 2, 5}, "unknown set 'Foo'", "\tx  Foo");
+  std::ostringstream out;
+  diags.print(out);
+  EXPECT_EQ(out.str(), "a.space:2:5: error: unknown set 'Foo'\n  \tx  Foo\n  \t   ^\n");
+}
+
+TEST(SpacedslDiagnostics, ReportsEveryUnknownNameOfAFile) {
+  auto errors = errors_of(
+      "include \"dims.space\"\n"
+      "require forall $a in Dimensions:\n"
+      "  foo($a) is X || bar($a) is Y\n"
+      "require forall $b in Nope: \"$b\"\n");
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[0].message, "unknown choice 'foo'");
+  EXPECT_EQ(errors[0].loc.line, 3);
+  EXPECT_EQ(errors[0].loc.column, 3);
+  EXPECT_EQ(errors[0].source_line, "  foo($a) is X || bar($a) is Y");
+  EXPECT_EQ(errors[1].message, "unknown choice 'bar'");
+  EXPECT_EQ(errors[1].loc.column, 19);
+  EXPECT_EQ(errors[2].message, "unknown set 'Nope'");
+  EXPECT_EQ(errors[2].loc.line, 4);
+}
+
+TEST(SpacedslDiagnostics, RecoversAfterSyntaxErrorsAtTheNextItem) {
+  auto errors = errors_of(
+      "set A\n"
+      "  type = \"x\"\n"
+      "end\n"
+      "choice enum c($a in A):\n"
+      "  value X\n"
+      "end\n"
+      "require c($a) is\n");
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[0].message, "expected ':' but found 'type'");
+  EXPECT_EQ(errors[0].loc.line, 2);
+  EXPECT_EQ(errors[1].message, "expected ':' but found 'end'");
+  EXPECT_EQ(errors[1].loc.line, 6);
+  EXPECT_EQ(errors[2].message, "expected a value name but found end of file");
+  EXPECT_EQ(errors[2].loc.line, 7);
+  EXPECT_EQ(errors[2].loc.column, 17);
+}
+
+TEST(SpacedslDiagnostics, IncludeCycleIsReportedAtTheInclude) {
+  Diagnostics diags;
+  EXPECT_FALSE(load_space(testing::data_dir() / "invalid" / "include_cycle_a.space", diags));
+  ASSERT_EQ(diags.errors().size(), 1u);
+  const Diagnostic& d = diags.errors()[0];
+  EXPECT_NE(d.loc.file.find("include_cycle_b.space"), std::string::npos);
+  EXPECT_EQ(d.loc.line, 2);
+  EXPECT_EQ(d.loc.column, 1);
+  EXPECT_EQ(d.message, "include cycle: 'include_cycle_a.space' is already being included");
+}
+
+TEST(SpacedslDiagnostics, MissingIncludeIsReportedAtTheInclude) {
+  auto errors = errors_of("\n  include \"no_such_file.space\"\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].loc.line, 2);
+  EXPECT_EQ(errors[0].loc.column, 3);
+  EXPECT_EQ(errors[0].message, "cannot open 'no_such_file.space'");
+}
+
+TEST(SpacedslDiagnostics, MissingRootFile) {
+  Diagnostics diags;
+  EXPECT_FALSE(load_space("/nonexistent/x.space", diags));
+  ASSERT_EQ(diags.errors().size(), 1u);
+  EXPECT_EQ(diags.errors()[0].message, "cannot open '/nonexistent/x.space'");
+}
+
+TEST(SpacedslDiagnostics, DirectoryIsNotASpaceFile) {
+  auto errors = errors_of("include \".\"\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].message, "cannot open '.'");
+}
+
+TEST(SpacedslDiagnostics, TooManySyntaxErrorsStops) {
+  std::string text;
+  for (int i = 0; i < 200; ++i) text += "set\n";
+  auto errors = errors_of(text);
+  ASSERT_EQ(errors.size(), 51u);
+  EXPECT_EQ(errors.back().message, "too many syntax errors, giving up on this file");
+}
+
+TEST(SpacedslDiagnostics, NonAsciiBytesAreDescribedPrintably) {
+  auto errors = errors_of("set \xff:\nend\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].message, "expected a name but found byte 0xff");
+}
+
+TEST(SpacedslDiagnostics, HugeFlatInputsDoNotCrash) {
+  std::string text = "include \"dims.space\"\nrequire forall $d in Dimensions:\n";
+  for (int i = 0; i < 20000; ++i) text += "  \"$d\" || TRUE || FALSE\n";
+  Diagnostics diags;
+  auto m = load_space_from_string(text, "big.space", testing::data_dir() / "valid", diags);
+  ASSERT_TRUE(m.has_value()) << testing::printed(diags);
+  EXPECT_EQ(m->constraints[0].clauses.size(), 20000u);
+}
+
+}  // namespace
+}  // namespace sculpt::spacedsl
