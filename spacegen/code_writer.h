@@ -1,0 +1,25 @@
+#pragma once
+// The one emission mechanism of spacegen: C++ text built line by line with indentation.
+#include <string>
+#include <string_view>
+
+namespace sculpt::spacegen {
+
+class CodeWriter {
+ public:
+  /// One line at the current indentation (an empty argument writes an empty line).
+  CodeWriter& line(std::string_view text = {});
+  /// `text {` then indents.
+  CodeWriter& open(std::string_view text);
+  /// Dedents then `}` followed by `suffix`.
+  CodeWriter& close(std::string_view suffix = {});
+  /// Several lines of a comment, each prefixed with `prefix` ("// " or "/// ").
+  CodeWriter& comment(std::string_view text, std::string_view prefix = "// ");
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+  int indent_ = 0;
+};
+
+}  // namespace sculpt::spacegen

@@ -1,0 +1,1868 @@
+#include "spacegen/generator.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "spacegen/code_writer.h"
+#include "support/check.h"
+
+namespace sculpt::spacegen {
+
+namespace {
+
+using spacedsl::ChoiceId;
+using spacedsl::ChoiceInstance;
+using spacedsl::ChoiceKind;
+using spacedsl::Condition;
+using spacedsl::Model;
+using spacedsl::SetId;
+using spacedsl::Variable;
+using spacedsl::VarId;
+using Kind = spacedsl::Condition::Kind;
+
+const char* const kFiles[] = {"domains.h",      "space.h",      "decision_vector.cpp",
+                              "propagators.cpp", "counters.cpp", "triggers.cpp"};
+
+std::string loc_string(const spacedsl::SourceLocation& loc) {
+  return loc.file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
+}
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+std::string op_name(spacedsl::CompareOp op) {
+  switch (op) {
+    case spacedsl::CompareOp::Lt: return "CompareOp::Lt";
+    case spacedsl::CompareOp::Le: return "CompareOp::Le";
+    case spacedsl::CompareOp::Gt: return "CompareOp::Gt";
+    case spacedsl::CompareOp::Ge: return "CompareOp::Ge";
+    case spacedsl::CompareOp::Eq: return "CompareOp::Eq";
+    case spacedsl::CompareOp::Ne: return "CompareOp::Ne";
+  }
+  return "CompareOp::Eq";
+}
+
+spacedsl::CompareOp negated_op(spacedsl::CompareOp op) {
+  using spacedsl::CompareOp;
+  switch (op) {
+    case CompareOp::Lt: return CompareOp::Ge;
+    case CompareOp::Le: return CompareOp::Gt;
+    case CompareOp::Gt: return CompareOp::Le;
+    case CompareOp::Ge: return CompareOp::Lt;
+    case CompareOp::Eq: return CompareOp::Ne;
+    case CompareOp::Ne: return CompareOp::Eq;
+  }
+  return op;
+}
+
+std::string hex(std::uint64_t v) {
+  std::ostringstream out;
+  out << "0x" << std::hex << v << "ULL";
+  return out.str();
+}
+
+/// A constraint, counter term, trigger or quotient condition after quotient desugaring:
+/// variables and clauses (disjunctions). Counters and triggers use one clause read as a
+/// conjunction.
+struct Item {
+  std::vector<Variable> vars;
+  std::vector<std::vector<Condition>> clauses;
+};
+
+/// A choice read with given variables: the unit that wakes propagators.
+struct Pattern {
+  ChoiceId choice;
+  std::vector<VarId> args;
+  friend bool operator==(const Pattern&, const Pattern&) = default;
+};
+
+/// What an emitted scope knows: the C++ expression of each bound variable's id.
+struct Scope {
+  const Item* item;
+  std::vector<std::string> names;
+};
+
+/// An instance whose summary reads from a local (the old domain in counter updates).
+struct Override {
+  const Pattern* pattern = nullptr;
+  std::string expr;
+};
+
+class Generator {
+ public:
+  Generator(const Model& model, const GeneratorOptions& options) : m_(model), o_(options) {
+    build_items();
+  }
+
+  std::vector<GeneratedFile> run() {
+    std::vector<GeneratedFile> files;
+    std::string propagators = propagators_cpp();
+    std::string counters = counters_cpp();
+    std::string triggers = triggers_cpp();
+    std::uint64_t hash = 1469598103934665603ULL;
+    for (const std::string* s : {&propagators, &counters, &triggers}) {
+      for (char c : *s) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    }
+    for (const auto& c : m_.choices) {
+      for (const auto& v : c.values) {
+        for (char ch : c.name + "." + v.name) {
+          hash = (hash ^ static_cast<unsigned char>(ch)) * 1099511628211ULL;
+        }
+      }
+    }
+    files.push_back({kFiles[0], domains_h()});
+    files.push_back({kFiles[1], space_h()});
+    files.push_back({kFiles[2], decision_vector_cpp(hash)});
+    files.push_back({kFiles[3], std::move(propagators)});
+    files.push_back({kFiles[4], std::move(counters)});
+    files.push_back({kFiles[5], std::move(triggers)});
+    return files;
+  }
+
+ private:
+  // ----- Model helpers -----------------------------------------------------------------
+
+  bool is_quotient(SetId s) const { return m_.sets[s].quotient.has_value(); }
+  bool is_parametric(SetId s) const { return m_.sets[s].parameter.has_value(); }
+  /// The set a quantifier really iterates: a quotient's element set, else the set itself.
+  SetId effective_set(SetId s) const {
+    while (is_quotient(s)) s = m_.quotients[*m_.sets[s].quotient].vars.back().set;
+    return s;
+  }
+  SetId root(SetId s) const {
+    s = effective_set(s);
+    while (m_.sets[s].superset) s = effective_set(*m_.sets[s].superset);
+    return s;
+  }
+  bool triangular(ChoiceId c) const {
+    return m_.choices[c].symmetric || !m_.choices[c].antisymmetric_map.empty();
+  }
+  bool antisymmetric(ChoiceId c) const { return !m_.choices[c].antisymmetric_map.empty(); }
+  const std::string& cname(ChoiceId c) const { return m_.choices[c].name; }
+  std::string choice_id(ChoiceId c) const { return "choice_id::" + cname(c); }
+  std::string set_id(SetId s) const { return "set_id::" + m_.sets[s].name; }
+  std::size_t num_values(ChoiceId c) const { return m_.choices[c].values.size(); }
+  std::uint64_t full_mask(ChoiceId c) const {
+    std::size_t n = num_values(c);
+    return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+  }
+  std::string enum_type(ChoiceId c) const {
+    std::size_t n = num_values(c);
+    if (n <= 8) return "std::uint8_t";
+    if (n <= 16) return "std::uint16_t";
+    if (n <= 32) return "std::uint32_t";
+    return "std::uint64_t";
+  }
+  std::uint64_t value_bit(ChoiceId c, const std::string& name) const {
+    const auto& values = m_.choices[c].values;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (values[i].name == name) return std::uint64_t{1} << i;
+    }
+    SCULPT_CHECK(false) << "choice " << cname(c) << " has no value " << name;
+    return 0;
+  }
+
+  // ----- Quotient desugaring -----------------------------------------------------------
+
+  /// `repr(params, $v) is <value>` for a variable over a quotient set.
+  Condition repr_condition(const std::vector<Variable>& vars, VarId v, const char* value) const {
+    const spacedsl::Quotient& q = m_.quotients[*m_.sets[vars[v].set].quotient];
+    Condition cond;
+    cond.kind = Kind::Is;
+    cond.loc = vars[v].loc;
+    cond.lhs.choice = q.repr_choice;
+    cond.lhs.loc = vars[v].loc;
+    if (vars[v].set_parameter) cond.lhs.args.push_back(*vars[v].set_parameter);
+    cond.lhs.args.push_back(v);
+    cond.values = value_bit(q.repr_choice, value);
+    return cond;
+  }
+
+  void build_items() {
+    for (const auto& c : m_.constraints) {
+      Item item{c.vars, {}};
+      for (const auto& clause : c.clauses) {
+        std::vector<Condition> conds = clause.conditions;
+        for (VarId v = 0; v < c.vars.size(); ++v) {
+          if (is_quotient(c.vars[v].set)) conds.push_back(repr_condition(c.vars, v, "FALSE"));
+        }
+        item.clauses.push_back(std::move(conds));
+      }
+      constraints_.push_back(std::move(item));
+    }
+    for (ChoiceId id = 0; id < m_.choices.size(); ++id) {
+      const auto& choice = m_.choices[id];
+      if (choice.kind != ChoiceKind::Counter) continue;
+      const spacedsl::Counter& counter = *choice.counter;
+      Item item{choice.args, {counter.when}};
+      item.vars.insert(item.vars.end(), counter.forall.begin(), counter.forall.end());
+      for (VarId v = 0; v < item.vars.size(); ++v) {
+        if (is_quotient(item.vars[v].set)) {
+          item.clauses[0].push_back(repr_condition(item.vars, v, "TRUE"));
+        }
+      }
+      counter_ids_.push_back(id);
+      counters_.push_back(std::move(item));
+    }
+    for (const auto& t : m_.triggers) {
+      Item item{t.vars, {t.conditions}};
+      for (VarId v = 0; v < t.vars.size(); ++v) {
+        if (is_quotient(t.vars[v].set)) {
+          item.clauses[0].push_back(repr_condition(t.vars, v, "TRUE"));
+        }
+      }
+      triggers_.push_back(std::move(item));
+    }
+    for (const auto& q : m_.quotients) quotients_.push_back(Item{q.vars, {q.condition}});
+    // Counters whose values read other counters come after them.
+    std::vector<int> state(m_.choices.size(), 0);
+    std::function<void(ChoiceId)> visit = [&](ChoiceId c) {
+      if (state[c] != 0) return;
+      state[c] = 1;
+      const auto& counter = *m_.choices[c].counter;
+      if (counter.value.choice && m_.choices[counter.value.choice->choice].counter) {
+        visit(counter.value.choice->choice);
+      }
+      for (const auto& cond : counter.when) {
+        for (const ChoiceInstance* ci : {&cond.lhs, &cond.rhs}) {
+          if (uses_choice(cond, ci) && m_.choices[ci->choice].counter) visit(ci->choice);
+        }
+      }
+      state[c] = 2;
+      counter_order_.push_back(c);
+    };
+    for (ChoiceId c : counter_ids_) visit(c);
+    // Origins: 0 is the search's action, then constraints, counters, quotients.
+    origins_.push_back({"action", ""});
+    for (std::size_t i = 0; i < m_.constraints.size(); ++i) {
+      origins_.push_back({constraint_name(i), loc_string(m_.constraints[i].loc)});
+    }
+    for (ChoiceId c : counter_ids_) {
+      origins_.push_back({"counter " + cname(c), loc_string(m_.choices[c].loc)});
+    }
+    for (const auto& q : m_.quotients) {
+      origins_.push_back({"quotient " + m_.sets[q.set].name, loc_string(q.loc)});
+    }
+  }
+
+  std::string constraint_name(std::size_t i) const {
+    const std::string& doc = m_.constraints[i].doc;
+    std::string first = doc.substr(0, doc.find('\n'));
+    return "constraint " + std::to_string(i) + (first.empty() ? "" : " (" + first + ")");
+  }
+  std::size_t counter_index(ChoiceId c) const {
+    return static_cast<std::size_t>(std::find(counter_ids_.begin(), counter_ids_.end(), c) -
+                                    counter_ids_.begin());
+  }
+  std::string constraint_origin(std::size_t i, std::size_t clause) const {
+    return "Origin{" + std::to_string(1 + i) + ", " + std::to_string(clause + 1) + "}";
+  }
+  std::string counter_origin(ChoiceId c) const {
+    return "Origin{" + std::to_string(1 + m_.constraints.size() + counter_index(c)) + ", 0}";
+  }
+  std::string quotient_origin(std::size_t q) const {
+    return "Origin{" +
+           std::to_string(1 + m_.constraints.size() + counter_ids_.size() + q) + ", 0}";
+  }
+
+  /// Whether `ci` (lhs or rhs of `cond`) names a choice instance.
+  static bool uses_choice(const Condition& cond, const ChoiceInstance* ci) {
+    switch (cond.kind) {
+      case Kind::Is:
+      case Kind::CompareCode: return ci == &cond.lhs;
+      case Kind::ChoiceEqual:
+      case Kind::ChoiceNotEqual:
+      case Kind::CompareChoices: return true;
+      case Kind::Code:
+      case Kind::Constant: return false;
+    }
+    return false;
+  }
+
+  static std::vector<Pattern> patterns_of(const std::vector<Condition>& conds) {
+    std::vector<Pattern> out;
+    for (const auto& cond : conds) {
+      for (const ChoiceInstance* ci : {&cond.lhs, &cond.rhs}) {
+        if (!uses_choice(cond, ci)) continue;
+        Pattern p{ci->choice, ci->args};
+        if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+      }
+    }
+    return out;
+  }
+  static std::vector<Pattern> patterns_of(const Item& item) {
+    std::vector<Pattern> out;
+    for (const auto& clause : item.clauses) {
+      for (const Pattern& p : patterns_of(clause)) {
+        if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+      }
+    }
+    return out;
+  }
+  static bool clause_has(const std::vector<Condition>& clause, const Pattern& p) {
+    auto ps = patterns_of(clause);
+    return std::find(ps.begin(), ps.end(), p) != ps.end();
+  }
+
+  // ----- Host code -----------------------------------------------------------------------
+
+  /// Replaces `$name` by the expressions of `vars` and `$fun` by `fun`.
+  static std::string substitute(const std::string& code, const std::map<std::string, std::string>& vars,
+                                const std::string& fun) {
+    std::string out;
+    for (std::size_t i = 0; i < code.size();) {
+      if (code[i] != '$') {
+        out.push_back(code[i++]);
+        continue;
+      }
+      std::size_t j = i + 1;
+      while (j < code.size() && (std::isalnum(static_cast<unsigned char>(code[j])) || code[j] == '_')) {
+        ++j;
+      }
+      std::string name = code.substr(i + 1, j - i - 1);
+      if (name == "fun") {
+        out += fun;
+      } else if (auto it = vars.find(name); it != vars.end()) {
+        out += "(" + it->second + ")";
+      } else {
+        out += code.substr(i, j - i);
+      }
+      i = j;
+    }
+    return out;
+  }
+
+  std::string item_expr(SetId s, const std::string& id, const std::string& fun) const {
+    return "item_" + m_.sets[s].name + "(" + fun + ", " + id + ")";
+  }
+
+  /// Host code in a scope: variables become their host objects.
+  std::string host(const std::string& code, const Scope& scope) const {
+    std::map<std::string, std::string> vars;
+    for (VarId v = 0; v < scope.item->vars.size(); ++v) {
+      if (!scope.names[v].empty()) {
+        vars[scope.item->vars[v].name] = item_expr(scope.item->vars[v].set, scope.names[v], "*fun_");
+      }
+    }
+    return substitute(code, vars, "(*fun_)");
+  }
+
+  // ----- Reading and restricting choice instances ----------------------------------------
+
+  std::string args_of(const ChoiceInstance& ci, const Scope& scope) const {
+    std::string out;
+    for (std::size_t i = 0; i < ci.args.size(); ++i) {
+      out += (i ? ", " : "") + scope.names[ci.args[i]];
+    }
+    return out;
+  }
+  static bool matches(const ChoiceInstance& ci, const Override& ov) {
+    return ov.pattern && ov.pattern->choice == ci.choice && ov.pattern->args == ci.args;
+  }
+  /// ValueSet for enums, Interval for integers and counters.
+  std::string summary(const ChoiceInstance& ci, const Scope& scope, const Override& ov) const {
+    if (matches(ci, ov)) return ov.expr;
+    return "get_" + cname(ci.choice) + "(" + args_of(ci, scope) + ")";
+  }
+  /// Maps an enum domain of `from` onto the values of `to` with the same names.
+  std::string map_values(ChoiceId from, ChoiceId to, const std::string& expr) const {
+    if (from == to) return expr;
+    bool same = num_values(from) == num_values(to);
+    for (std::size_t i = 0; same && i < num_values(from); ++i) {
+      same = m_.choices[from].values[i].name == m_.choices[to].values[i].name;
+    }
+    if (same) return expr;
+    return "map_" + cname(from) + "_to_" + cname(to) + "(" + expr + ")";
+  }
+  bool is_enum(ChoiceId c) const { return m_.choices[c].kind == ChoiceKind::Enum; }
+  bool is_counter(ChoiceId c) const { return m_.choices[c].kind == ChoiceKind::Counter; }
+
+  std::string truth(const Condition& cond, const Scope& scope, const Override& ov) const {
+    switch (cond.kind) {
+      case Kind::Is:
+        return "truth_is(" + summary(cond.lhs, scope, ov) + ", " + hex(cond.values) + ")";
+      case Kind::ChoiceEqual:
+      case Kind::ChoiceNotEqual: {
+        std::string t;
+        if (is_enum(cond.lhs.choice)) {
+          t = "truth_enum_equal(" + summary(cond.lhs, scope, ov) + ", " +
+              map_values(cond.rhs.choice, cond.lhs.choice, summary(cond.rhs, scope, ov)) + ")";
+        } else {
+          t = "truth_compare(" + summary(cond.lhs, scope, ov) + ", CompareOp::Eq, " +
+              summary(cond.rhs, scope, ov) + ")";
+        }
+        return cond.kind == Kind::ChoiceEqual ? t : "truth_not(" + t + ")";
+      }
+      case Kind::CompareCode:
+        return "truth_compare(" + summary(cond.lhs, scope, ov) + ", " + op_name(cond.op) +
+               ", constant(" + host(cond.code, scope) + "))";
+      case Kind::CompareChoices:
+        return "truth_compare(" + summary(cond.lhs, scope, ov) + ", " + op_name(cond.op) + ", " +
+               summary(cond.rhs, scope, ov) + ")";
+      case Kind::Code:
+        return "truth_of(static_cast<bool>(" + host(cond.code, scope) + "))";
+      case Kind::Constant: return cond.constant ? "Truth::True" : "Truth::False";
+    }
+    return "Truth::Unknown";
+  }
+
+  static std::string check(const std::string& call) {
+    return "if (" + call + " == Status::Conflict) return Status::Conflict;";
+  }
+
+  /// Restricts `ci` to the values allowed by `range` (integers and counters).
+  std::string restrict_range(const ChoiceInstance& ci, const Scope& scope, const std::string& range,
+                             const std::string& origin) const {
+    std::string fn = is_counter(ci.choice) ? "bound_" : "restrict_";
+    return check(fn + cname(ci.choice) + "(" + args_of(ci, scope) + ", " + range + ", " +
+                 origin + ")");
+  }
+
+  /// Emits what makes `cond` hold; conditions on host code only cannot be forced.
+  void enforce(CodeWriter& w, const Condition& cond, const Scope& scope,
+               const std::string& origin) const {
+    const ChoiceInstance& l = cond.lhs;
+    const ChoiceInstance& r = cond.rhs;
+    std::string ln = cname(l.choice);
+    std::string rn = cname(r.choice);
+    switch (cond.kind) {
+      case Kind::Is:
+        w.line(check("restrict_" + ln + "(" + args_of(l, scope) + ", " + hex(cond.values) + ", " +
+                     origin + ")"));
+        break;
+      case Kind::ChoiceEqual:
+        if (is_enum(l.choice)) {
+          w.line(check("restrict_" + ln + "(" + args_of(l, scope) + ", " +
+                       map_values(r.choice, l.choice, summary(r, scope, {})) + ", " + origin +
+                       ")"));
+          w.line(check("restrict_" + rn + "(" + args_of(r, scope) + ", " +
+                       map_values(l.choice, r.choice, summary(l, scope, {})) + ", " + origin +
+                       ")"));
+        } else if (!is_counter(l.choice) && !is_counter(r.choice)) {
+          w.line(check("restrict_" + ln + "_like(" + args_of(l, scope) + ", domain_" + rn + "(" +
+                       args_of(r, scope) + "), " + origin + ")"));
+          w.line(check("restrict_" + rn + "_like(" + args_of(r, scope) + ", domain_" + ln + "(" +
+                       args_of(l, scope) + "), " + origin + ")"));
+        } else {
+          w.line(restrict_range(l, scope, summary(r, scope, {}), origin));
+          w.line(restrict_range(r, scope, summary(l, scope, {}), origin));
+        }
+        break;
+      case Kind::ChoiceNotEqual:
+        if (is_enum(l.choice)) {
+          w.open("");
+          w.line("const ValueSet rhs = " + map_values(r.choice, l.choice, summary(r, scope, {})) +
+                 ";");
+          w.line("if (std::has_single_bit(rhs)) " +
+                 check("restrict_" + ln + "(" + args_of(l, scope) + ", ~rhs, " + origin + ")"));
+          w.line("const ValueSet lhs = " + map_values(l.choice, r.choice, summary(l, scope, {})) +
+                 ";");
+          w.line("if (std::has_single_bit(lhs)) " +
+                 check("restrict_" + rn + "(" + args_of(r, scope) + ", ~lhs, " + origin + ")"));
+          w.close();
+        } else if (!is_counter(l.choice) && !is_counter(r.choice)) {
+          w.open("");
+          w.line("const Interval rhs = " + summary(r, scope, {}) + ";");
+          w.line("if (rhs.fixed()) " + check("restrict_" + ln + "_remove(" + args_of(l, scope) +
+                                             ", rhs.lo, " + origin + ")"));
+          w.line("const Interval lhs = " + summary(l, scope, {}) + ";");
+          w.line("if (lhs.fixed()) " + check("restrict_" + rn + "_remove(" + args_of(r, scope) +
+                                             ", lhs.lo, " + origin + ")"));
+          w.close();
+        }
+        break;
+      case Kind::CompareCode:
+        if (cond.op == spacedsl::CompareOp::Ne) {
+          if (!is_counter(l.choice)) {
+            w.line(check("restrict_" + ln + "_remove(" + args_of(l, scope) + ", constant(" +
+                         host(cond.code, scope) + ").lo, " + origin + ")"));
+          }
+        } else {
+          w.line(restrict_range(l, scope,
+                                "allowed_range(" + op_name(cond.op) + ", constant(" +
+                                    host(cond.code, scope) + "))",
+                                origin));
+        }
+        break;
+      case Kind::CompareChoices:
+        if (cond.op != spacedsl::CompareOp::Ne) {
+          w.line(restrict_range(
+              l, scope, "allowed_range(" + op_name(cond.op) + ", " + summary(r, scope, {}) + ")",
+              origin));
+          w.line(restrict_range(r, scope,
+                                "allowed_range(mirror(" + op_name(cond.op) + "), " +
+                                    summary(l, scope, {}) + ")",
+                                origin));
+        }
+        break;
+      case Kind::Code:
+      case Kind::Constant: break;
+    }
+  }
+
+  /// The condition that holds exactly when `cond` does not; nullopt when it cannot be forced.
+  std::optional<Condition> negation(const Condition& cond) const {
+    Condition n = cond;
+    switch (cond.kind) {
+      case Kind::Is: n.values = ~cond.values & full_mask(cond.lhs.choice); return n;
+      case Kind::ChoiceEqual: n.kind = Kind::ChoiceNotEqual; return n;
+      case Kind::ChoiceNotEqual: n.kind = Kind::ChoiceEqual; return n;
+      case Kind::CompareCode:
+      case Kind::CompareChoices: n.op = negated_op(cond.op); return n;
+      case Kind::Code:
+      case Kind::Constant: return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  /// The instance named in a conflict when every condition of a clause is false.
+  std::string fail_call(const std::vector<Condition>& clause, const Scope& scope,
+                        const std::string& origin) const {
+    for (const auto& cond : clause) {
+      if (uses_choice(cond, &cond.lhs)) {
+        return "{ const ObjectId ids[] = {" + args_of(cond.lhs, scope) + "}; return fail(" +
+               origin + ", " + choice_id(cond.lhs.choice) + ", ids); }";
+      }
+    }
+    return "return fail(" + origin + ", kNoChoice, nullptr);";
+  }
+
+  // ----- Scopes: binding variables, loops, membership and distinctness -------------------
+
+  /// Emits the loops binding every unbound variable of `scope` (in declaration order) and
+  /// the checks that make a tuple valid (membership of variables bound from outside,
+  /// distinct objects), then `body`, then closes everything.
+  void emit_scope(CodeWriter& w, Scope& scope, const std::vector<bool>& needs_membership,
+                  const std::function<void()>& body) const {
+    const auto& vars = scope.item->vars;
+    int opened = 0;
+    std::vector<bool> membership_done(vars.size(), false);
+    std::set<std::pair<VarId, VarId>> distinct_done;
+    auto emit_ready_checks = [&] {
+      for (VarId v = 0; v < vars.size(); ++v) {
+        if (scope.names[v].empty() || membership_done[v] || !needs_membership[v]) continue;
+        SetId s = effective_set(vars[v].set);
+        if (is_parametric(s)) {
+          VarId p = *vars[v].set_parameter;
+          if (scope.names[p].empty()) continue;
+          w.open("if (member_" + m_.sets[s].name + "(" + scope.names[p] + ", " + scope.names[v] +
+                 "))");
+        } else {
+          w.open("if (is_member(" + set_id(s) + ", " + scope.names[v] + "))");
+        }
+        ++opened;
+        membership_done[v] = true;
+      }
+      for (VarId a = 0; a < vars.size(); ++a) {
+        for (VarId b = a + 1; b < vars.size(); ++b) {
+          if (scope.names[a].empty() || scope.names[b].empty()) continue;
+          if (root(vars[a].set) != root(vars[b].set) || distinct_done.count({a, b})) continue;
+          distinct_done.insert({a, b});
+          w.open("if (" + scope.names[a] + " != " + scope.names[b] + ")");
+          ++opened;
+        }
+      }
+    };
+    emit_ready_checks();
+    for (VarId v = 0; v < vars.size(); ++v) {
+      if (!scope.names[v].empty()) continue;
+      std::string name = "v_" + vars[v].name;
+      SetId s = effective_set(vars[v].set);
+      if (is_parametric(s)) {
+        VarId p = *vars[v].set_parameter;
+        SCULPT_CHECK(!scope.names[p].empty()) << "parameter of $" << vars[v].name << " unbound";
+        const auto& set = m_.sets[s];
+        std::string param = item_expr(set.parameter->set, scope.names[p], "*fun_");
+        std::string iter = substitute(set.iterator, {{set.parameter->name, param}}, "(*fun_)");
+        w.open("for (auto&& item_" + vars[v].name + " : " + iter + ")");
+        w.line("const ObjectId " + name + " = id_" + set.name + "(*fun_, item_" + vars[v].name +
+               ");");
+      } else {
+        w.open("for (ObjectId " + name + " = next_member(" + set_id(s) + ", 0); " + name +
+               " < layout_->set_capacity[" + set_id(s) + "]; " + name + " = next_member(" +
+               set_id(s) + ", " + name + " + 1))");
+      }
+      ++opened;
+      scope.names[v] = name;
+      emit_ready_checks();
+    }
+    body();
+    for (int i = 0; i < opened; ++i) w.close();
+  }
+
+  /// Binds the pattern's variables from `ids` and returns which need a membership test.
+  std::vector<bool> bind_pattern(CodeWriter& w, Scope& scope, const Pattern& p) const {
+    std::vector<bool> needs(scope.item->vars.size(), false);
+    const auto& choice = m_.choices[p.choice];
+    for (std::size_t i = 0; i < p.args.size(); ++i) {
+      VarId v = p.args[i];
+      scope.names[v] = "v_" + scope.item->vars[v].name;
+      w.line("const ObjectId " + scope.names[v] + " = ids[" + std::to_string(i) + "];");
+      const Variable& var = scope.item->vars[v];
+      needs[v] = effective_set(var.set) != effective_set(choice.args[i].set) ||
+                 is_parametric(effective_set(var.set));
+    }
+    return needs;
+  }
+
+  /// Emits the check of one clause instance: conflict when all its conditions are false,
+  /// forcing the last one when all others are.
+  void emit_clause(CodeWriter& w, const std::vector<Condition>& clause, const Scope& scope,
+                   const std::string& origin) const {
+    std::vector<const Condition*> dynamic;
+    std::vector<std::string> statics;
+    for (const auto& cond : clause) {
+      if (cond.kind == Kind::Constant) {
+        if (cond.constant) return;  // always satisfied
+        continue;
+      }
+      if (cond.kind == Kind::Code) {
+        statics.push_back("static_cast<bool>(" + host(cond.code, scope) + ")");
+      } else {
+        dynamic.push_back(&cond);
+      }
+    }
+    w.open("");
+    int opened = 1;
+    for (const std::string& s : statics) {
+      w.open("if (!" + s + ")");
+      ++opened;
+    }
+    for (std::size_t i = 0; i < dynamic.size(); ++i) {
+      w.line("const Truth t" + std::to_string(i) + " = " + truth(*dynamic[i], scope, {}) + ";");
+      w.open("if (t" + std::to_string(i) + " != Truth::True)");
+      ++opened;
+    }
+    if (dynamic.empty()) {
+      w.line(fail_call(clause, scope, origin));
+    } else {
+      std::string unknown;
+      for (std::size_t i = 0; i < dynamic.size(); ++i) {
+        unknown += (i ? " + " : "") + std::string("(t") + std::to_string(i) + " == Truth::Unknown)";
+      }
+      w.line("const int unknown = " + unknown + ";");
+      w.line("if (unknown == 0) " + fail_call(clause, scope, origin));
+      w.open("if (unknown == 1)");
+      for (std::size_t i = 0; i < dynamic.size(); ++i) {
+        if (dynamic.size() > 1) w.open("if (t" + std::to_string(i) + " == Truth::Unknown)");
+        enforce(w, *dynamic[i], scope, origin);
+        if (dynamic.size() > 1) w.close();
+      }
+      w.close();
+    }
+    for (int i = 0; i < opened; ++i) w.close();
+  }
+
+  // ----- domains.h -----------------------------------------------------------------------
+
+  std::string header_line() const {
+    return "// Generated by spacegen from " + o_.source_name + "; do not edit.";
+  }
+
+  std::string domains_h() const {
+    CodeWriter w;
+    w.line(header_line());
+    w.line("// Domains: the values and aliases of each enum choice, as bitsets.");
+    w.line("#pragma once");
+    w.line("#include <cstdint>");
+    w.line();
+    w.line("#include \"spacegen/runtime/domain.h\"");
+    w.line();
+    w.open("namespace " + o_.ns);
+    w.line();
+    w.open("namespace set_id");
+    for (SetId s = 0; s < m_.sets.size(); ++s) {
+      w.line("inline constexpr std::uint32_t " + m_.sets[s].name + " = " + std::to_string(s) + ";");
+    }
+    w.close("  // namespace set_id");
+    w.line();
+    w.open("namespace choice_id");
+    for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
+      w.line("inline constexpr std::uint32_t " + cname(c) + " = " + std::to_string(c) + ";");
+    }
+    w.close("  // namespace choice_id");
+    w.line();
+    w.open("namespace values");
+    for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
+      const auto& choice = m_.choices[c];
+      if (choice.kind != ChoiceKind::Enum) continue;
+      if (!choice.doc.empty()) w.comment(choice.doc, "/// ");
+      w.open("namespace " + choice.name);
+      for (std::size_t v = 0; v < choice.values.size(); ++v) {
+        if (!choice.values[v].doc.empty()) w.comment(choice.values[v].doc, "/// ");
+        w.line("inline constexpr sculpt::spacegen::ValueSet " + choice.values[v].name + " = " +
+               hex(std::uint64_t{1} << v) + ";");
+      }
+      for (const auto& alias : choice.aliases) {
+        if (!alias.doc.empty()) w.comment(alias.doc, "/// ");
+        w.line("inline constexpr sculpt::spacegen::ValueSet " + alias.name + " = " +
+               hex(alias.values) + ";");
+      }
+      w.line("inline constexpr sculpt::spacegen::ValueSet ALL = " + hex(full_mask(c)) + ";");
+      w.close("  // namespace " + choice.name);
+    }
+    w.close("  // namespace values");
+    w.line();
+    w.close("  // namespace " + o_.ns);
+    return w.text();
+  }
+
+  // ----- space.h -------------------------------------------------------------------------
+
+  std::string id_params(std::size_t n) const {
+    std::string out;
+    for (std::size_t i = 0; i < n; ++i) out += (i ? ", " : "") + std::string("ObjectId a") + std::to_string(i);
+    return out;
+  }
+  std::string id_params_comma(std::size_t n) const { return n ? id_params(n) + ", " : ""; }
+  std::string id_list(std::size_t n) const {
+    std::string out;
+    for (std::size_t i = 0; i < n; ++i) out += (i ? ", " : "") + std::string("a") + std::to_string(i);
+    return out;
+  }
+
+  std::string space_h() const {
+    CodeWriter w;
+    w.line(header_line());
+    w.line("// The candidate of this space: backbone + decision vector, typed accessors and the");
+    w.line("// generated propagators.");
+    w.line("#pragma once");
+    w.line("#include <bit>");
+    w.line("#include <cstdint>");
+    w.line("#include <memory>");
+    w.line("#include <vector>");
+    w.line();
+    for (const std::string& h : o_.headers) w.line("#include \"" + h + "\"");
+    w.line("#include \"domains.h\"");
+    w.line("#include \"spacegen/runtime/candidate.h\"");
+    w.line();
+    w.open("namespace " + o_.ns);
+    w.line();
+    w.line("using sculpt::spacegen::Interval;");
+    w.line("using sculpt::spacegen::ObjectId;");
+    w.line("using sculpt::spacegen::Origin;");
+    w.line("using sculpt::spacegen::Status;");
+    w.line("using sculpt::spacegen::ValueSet;");
+    w.line();
+    w.open("class Candidate final : public sculpt::spacegen::CandidateBase");
+    w.line(" public:");
+    w.line("  using Backbone = " + o_.backbone_type + ";");
+    w.line("  /// The layout of the decision vectors of `fun`: compute once, share between candidates.");
+    w.line("  static std::shared_ptr<const sculpt::spacegen::Layout> make_layout(const Backbone& fun);");
+    w.line("  static const sculpt::spacegen::SpaceTable& space_table();");
+    w.line("  /// The action origin: restrictions that come from the search.");
+    w.line("  static constexpr Origin kAction{0, 0};");
+    w.line("  Candidate(std::shared_ptr<Backbone> fun, std::shared_ptr<const sculpt::spacegen::Layout> layout);");
+    w.line("  /// Posts every constraint and counter, then propagates; call once after construction.");
+    w.line("  [[nodiscard]] Status initialize();");
+    w.line("  std::unique_ptr<sculpt::spacegen::CandidateBase> clone() const override;");
+    w.line("  const sculpt::spacegen::SpaceTable& table() const override { return space_table(); }");
+    w.line("  const Backbone& backbone() const { return *fun_; }");
+    w.line();
+    for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
+      const auto& choice = m_.choices[c];
+      std::size_t n = choice.args.size();
+      std::string name = choice.name;
+      if (!choice.doc.empty()) w.comment(choice.doc, "  /// ");
+      switch (choice.kind) {
+        case ChoiceKind::Enum:
+          w.line("  ValueSet get_" + name + "(" + id_params(n) + ") const;");
+          w.line("  [[nodiscard]] Status restrict_" + name + "(" + id_params_comma(n) +
+                 "ValueSet values, Origin origin = kAction);");
+          break;
+        case ChoiceKind::Integer:
+          w.line("  Interval get_" + name + "(" + id_params(n) + ") const;");
+          w.line("  std::vector<std::int64_t> values_" + name + "(" + id_params(n) + ") const;");
+          w.line("  [[nodiscard]] Status restrict_" + name + "(" + id_params_comma(n) +
+                 "Interval range, Origin origin = kAction);");
+          w.line("  [[nodiscard]] Status restrict_" + name + "_remove(" + id_params_comma(n) +
+                 "std::int64_t value, Origin origin = kAction);");
+          w.line("  [[nodiscard]] Status restrict_" + name + "_like(" + id_params_comma(n) +
+                 "const sculpt::spacegen::IntDomainRef& other, Origin origin);");
+          break;
+        case ChoiceKind::Counter:
+          w.line("  Interval get_" + name + "(" + id_params(n) + ") const;");
+          w.line("  [[nodiscard]] Status bound_" + name + "(" + id_params_comma(n) +
+                 "Interval range, Origin origin = kAction);");
+          break;
+      }
+    }
+    w.line();
+    w.line(" protected:");
+    w.line("  Status on_change(std::uint32_t choice, const ObjectId* ids) override;");
+    w.line("  Status restrict_stored(std::uint32_t choice, const ObjectId* ids, const std::uint64_t* mask) override;");
+    w.line("  void run_trigger(std::uint32_t trigger, const ObjectId* ids) override;");
+    w.line("  Status instantiate_new_objects() override;");
+    w.line();
+    w.line(" private:");
+    w.line("  static constexpr std::uint32_t kNoChoice = ~0u;");
+    // Host glue.
+    for (SetId s = 0; s < m_.sets.size(); ++s) {
+      const auto& set = m_.sets[s];
+      w.line("  static " + set.type + " item_" + set.name + "(const Backbone& fun, ObjectId id);");
+      w.line("  static ObjectId id_" + set.name + "(const Backbone& fun, " + set.type + " item);");
+      if (is_parametric(s)) {
+        w.line("  bool member_" + set.name + "(ObjectId parameter, ObjectId id) const;");
+      } else if (!is_quotient(s)) {
+        w.line("  template <typename F>");
+        w.line("  static void for_each_" + set.name + "(const Backbone& fun, F&& f);");
+      }
+    }
+    w.line("  static Interval constant(std::int64_t v) { return {v, v}; }");
+    w.line("  Status post_all();");
+    for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
+      const auto& choice = m_.choices[c];
+      std::size_t n = choice.args.size();
+      std::string name = choice.name;
+      w.line("  std::size_t index_" + name + "(" + id_params(n) + ") const;");
+      if (antisymmetric(c)) w.line("  static ValueSet flip_" + name + "(ValueSet values);");
+      switch (choice.kind) {
+        case ChoiceKind::Enum:
+          w.line("  Status changed_" + name + "(" + id_params_comma(n) + "ValueSet old);");
+          break;
+        case ChoiceKind::Integer:
+          w.line("  sculpt::spacegen::IntDomainRef domain_" + name + "(" + id_params(n) + ");");
+          w.line("  Status changed_" + name + "(" + id_params_comma(n) +
+                 "Interval old, Origin origin);");
+          break;
+        case ChoiceKind::Counter:
+          w.line("  Interval derive_" + name + "(" + id_params(n) + ") const;");
+          w.line("  Status update_" + name + "(" + id_params_comma(n) +
+                 "Interval old_term, Interval new_term);");
+          w.line("  Status set_state_" + name + "(" + id_params_comma(n) +
+                 "const sculpt::spacegen::CounterState& state);");
+          w.line("  Status enforce_" + name + "(" + id_params(n) + ");");
+          break;
+      }
+    }
+    for (const auto& [from, to] : value_maps()) {
+      w.line("  static ValueSet map_" + cname(from) + "_to_" + cname(to) + "(ValueSet values);");
+    }
+    for (std::size_t i = 0; i < constraints_.size(); ++i) {
+      w.line("  Status propagate_" + std::to_string(i) + "_all();");
+      auto ps = patterns_of(constraints_[i]);
+      for (std::size_t k = 0; k < ps.size(); ++k) {
+        w.line("  Status propagate_" + std::to_string(i) + "_on_" + cname(ps[k].choice) + "_" +
+               std::to_string(k) + "(const ObjectId* ids);");
+      }
+    }
+    for (std::size_t i = 0; i < counters_.size(); ++i) {
+      std::string name = cname(counter_ids_[i]);
+      auto ps = counter_patterns(i);
+      for (std::size_t k = 0; k < ps.size(); ++k) {
+        w.line("  Status count_" + name + "_on_" + cname(ps[k].choice) + "_" + std::to_string(k) +
+               "(const ObjectId* ids, " + summary_type(ps[k].choice) + " old);");
+      }
+    }
+    for (std::size_t t = 0; t < triggers_.size(); ++t) {
+      w.line("  void check_trigger_" + std::to_string(t) + "_all();");
+      auto ps = patterns_of(triggers_[t]);
+      for (std::size_t k = 0; k < ps.size(); ++k) {
+        w.line("  void check_trigger_" + std::to_string(t) + "_on_" + cname(ps[k].choice) + "_" +
+               std::to_string(k) + "(const ObjectId* ids);");
+      }
+    }
+    for (std::size_t q = 0; q < quotients_.size(); ++q) {
+      w.line("  Status quotient_" + std::to_string(q) + "_check(const ObjectId* params, ObjectId x);");
+      w.line("  Status quotient_" + std::to_string(q) + "_from(const ObjectId* params, ObjectId first);");
+      w.line("  Status quotient_" + std::to_string(q) + "_all_params(ObjectId first);");
+    }
+    w.line();
+    w.line("  std::shared_ptr<Backbone> fun_;");
+    w.close(";");
+    w.line();
+    w.close("  // namespace " + o_.ns);
+    return w.text();
+  }
+
+  std::string summary_type(ChoiceId c) const { return is_enum(c) ? "ValueSet" : "Interval"; }
+
+  /// Pairs of enum choices compared with `==` whose values are ordered differently.
+  std::vector<std::pair<ChoiceId, ChoiceId>> value_maps() const {
+    std::set<std::pair<ChoiceId, ChoiceId>> out;
+    auto scan = [&](const std::vector<Condition>& conds) {
+      for (const auto& cond : conds) {
+        if ((cond.kind != Kind::ChoiceEqual && cond.kind != Kind::ChoiceNotEqual) ||
+            !is_enum(cond.lhs.choice)) {
+          continue;
+        }
+        ChoiceId a = cond.lhs.choice;
+        ChoiceId b = cond.rhs.choice;
+        if (map_values(a, b, "x") != "x") {
+          out.insert({a, b});
+          out.insert({b, a});
+        }
+      }
+    };
+    for (const auto& items : {std::cref(constraints_), std::cref(counters_), std::cref(triggers_),
+                              std::cref(quotients_)}) {
+      for (const Item& item : items.get()) {
+        for (const auto& clause : item.clauses) scan(clause);
+      }
+    }
+    return {out.begin(), out.end()};
+  }
+
+  // ----- decision_vector.cpp: tables, layout, accessors, dispatch ------------------------
+
+  std::string decision_vector_cpp(std::uint64_t hash) const {
+    CodeWriter w;
+    w.line(header_line());
+    w.line("// The decision vector: tables, layout, typed accessors and the change dispatch.");
+    w.line("#include <algorithm>");
+    w.line();
+    w.line("#include \"space.h\"");
+    w.line("#include \"support/check.h\"");
+    w.line();
+    w.open("namespace " + o_.ns);
+    w.line();
+    w.line("using namespace sculpt::spacegen;  // NOLINT: generated code");
+    w.line();
+    emit_table(w, hash);
+    emit_host_glue(w);
+    emit_layout(w);
+    emit_accessors(w);
+    emit_dispatch(w);
+    w.close("  // namespace " + o_.ns);
+    return w.text();
+  }
+
+  void emit_table(CodeWriter& w, std::uint64_t hash) const {
+    w.open("const SpaceTable& Candidate::space_table()");
+    w.open("static const SpaceTable table = []");
+    w.line("SpaceTable t;");
+    w.line("t.name = " + quoted(o_.ns) + ";");
+    for (SetId s = 0; s < m_.sets.size(); ++s) {
+      w.line("t.sets.push_back({" + quoted(m_.sets[s].name) + ", " +
+             (is_parametric(s) ? "true" : "false") + "});");
+    }
+    for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
+      const auto& choice = m_.choices[c];
+      std::string kind = choice.kind == ChoiceKind::Enum      ? "ChoiceKind::Enum"
+                         : choice.kind == ChoiceKind::Integer ? "ChoiceKind::Integer"
+                                                               : "ChoiceKind::Counter";
+      std::string sets;
+      for (std::size_t i = 0; i < choice.args.size(); ++i) {
+        sets += (i ? ", " : "") + std::to_string(effective_set(choice.args[i].set));
+      }
+      std::string symmetry = antisymmetric(c)    ? "Symmetry::Antisymmetric"
+                             : choice.symmetric ? "Symmetry::Symmetric"
+                                                : "Symmetry::None";
+      std::string values;
+      for (std::size_t v = 0; v < choice.values.size(); ++v) {
+        values += (v ? ", " : "") + quoted(choice.values[v].name);
+      }
+      std::string involution;
+      if (antisymmetric(c)) {
+        for (std::size_t v = 0; v < num_values(c); ++v) {
+          involution += (v ? ", " : "") + std::to_string(involution_of(c, v));
+        }
+      }
+      bool half = choice.counter && choice.counter->half;
+      w.line("t.choices.push_back({" + quoted(choice.name) + ", " + kind + ", {" + sets + "}, " +
+             symmetry + ", {" + values + "}, {" + involution + "}, " + (half ? "true" : "false") +
+             "});");
+    }
+    for (const auto& [name, loc] : origins_) {
+      w.line("t.origins.push_back({" + quoted(name) + ", " + quoted(loc) + "});");
+    }
+    w.line("t.num_triggers = " + std::to_string(triggers_.size()) + ";");
+    w.line("t.model_hash = " + hex(hash) + ";");
+    w.line("return t;");
+    w.close("();");
+    w.line("return table;");
+    w.close();
+    w.line();
+  }
+
+  std::size_t involution_of(ChoiceId c, std::size_t v) const {
+    const auto& map = m_.choices[c].antisymmetric_map;
+    return v < map.size() ? map[v] : v;
+  }
+
+  void emit_host_glue(CodeWriter& w) const {
+    for (SetId s = 0; s < m_.sets.size(); ++s) {
+      const auto& set = m_.sets[s];
+      w.comment("Set " + set.name + (set.doc.empty() ? "" : ": " + set.doc) + " (" +
+                loc_string(set.loc) + ").");
+      w.open(set.type + " Candidate::item_" + set.name + "(const Backbone& fun, ObjectId id)");
+      w.line("return " + substitute(set.item_getter, {{"id", "id"}}, "fun") + ";");
+      w.close();
+      w.open("ObjectId Candidate::id_" + set.name + "(const Backbone& fun, " + set.type + " item)");
+      w.line("(void)fun;");
+      w.line("return static_cast<ObjectId>(" + substitute(set.id_getter, {{"item", "item"}}, "fun") +
+             ");");
+      w.close();
+      if (is_parametric(s)) {
+        w.open("bool Candidate::member_" + set.name + "(ObjectId parameter, ObjectId id) const");
+        std::string param = item_expr(set.parameter->set, "parameter", "*fun_");
+        w.open("for (auto&& item : " +
+               substitute(set.iterator, {{set.parameter->name, param}}, "(*fun_)") + ")");
+        w.line("if (id_" + set.name + "(*fun_, item) == id) return true;");
+        w.close();
+        w.line("return false;");
+        w.close();
+      } else if (!is_quotient(s)) {
+        w.line("template <typename F>");
+        w.open("void Candidate::for_each_" + set.name + "(const Backbone& fun, F&& f)");
+        if (!set.iterator.empty()) {
+          w.line("for (auto&& item : " + substitute(set.iterator, {}, "fun") + ") f(id_" +
+                 set.name + "(fun, item));");
+        } else {
+          const auto& super = m_.sets[*set.superset];
+          w.open("for_each_" + super.name + "(fun, [&](ObjectId id)");
+          w.line("if (" +
+                 substitute(set.from_superset, {{"item", item_expr(*set.superset, "id", "fun")}},
+                            "fun") +
+                 ") f(id);");
+          w.close(");");
+        }
+        w.close();
+      }
+      w.line();
+    }
+  }
+
+  void emit_layout(CodeWriter& w) const {
+    w.open("std::shared_ptr<const Layout> Candidate::make_layout(const Backbone& fun)");
+    w.line("LayoutBuilder builder(space_table());");
+    for (SetId s = 0; s < m_.sets.size(); ++s) {
+      w.line("builder.set_capacity(" + set_id(s) + ", static_cast<std::uint32_t>(" +
+             substitute(m_.sets[s].capacity, {}, "fun") + "));");
+    }
+    for (SetId s = 0; s < m_.sets.size(); ++s) {
+      if (is_parametric(s) || is_quotient(s)) continue;
+      w.line("for_each_" + m_.sets[s].name + "(fun, [&](ObjectId id) { builder.add_member(" +
+             set_id(s) + ", id); });");
+    }
+    w.line("builder.place_choices();");
+    for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
+      if (m_.choices[c].kind == ChoiceKind::Integer) emit_universes(w, c, true);
+    }
+    for (std::size_t t = 0; t < triggers_.size(); ++t) {
+      std::string sets;
+      for (std::size_t i = 0; i < triggers_[t].vars.size(); ++i) {
+        sets += (i ? ", " : "") + set_id(triggers_[t].vars[i].set);
+      }
+      w.line("builder.add_trigger(" + std::to_string(t) + ", {" + sets + "});");
+    }
+    w.line("return std::make_shared<const Layout>(builder.finish());");
+    w.close();
+    w.line();
+    w.open("Candidate::Candidate(std::shared_ptr<Backbone> fun, std::shared_ptr<const Layout> layout)");
+    w.line(": CandidateBase(std::move(layout)), fun_(std::move(fun)) {}");
+    w.close();
+    w.line();
+    w.open("std::unique_ptr<CandidateBase> Candidate::clone() const");
+    w.line("return std::make_unique<Candidate>(*this);");
+    w.close();
+    w.line();
+    w.open("Status Candidate::initialize()");
+    w.line(check("post_all()"));
+    w.line("return propagate();");
+    w.close();
+    w.line();
+  }
+
+  /// Emits the loops computing the universe of every present instance of integer choice `c`.
+  /// `member(set, id)` tells which objects exist; `sink(choice, index, values)` records.
+  void emit_universes(CodeWriter& w, ChoiceId c, bool at_layout) const {
+    const auto& choice = m_.choices[c];
+    std::size_t n = choice.args.size();
+    std::string fun = at_layout ? "fun" : "*fun_";
+    std::map<std::string, std::string> vars;
+    w.open("");
+    int opened = 1;
+    for (std::size_t i = 0; i < n; ++i) {
+      SetId s = effective_set(choice.args[i].set);
+      std::string v = "a" + std::to_string(i);
+      std::string cap = at_layout ? "builder.capacity(" + set_id(s) + ")"
+                                  : "layout_->set_capacity[" + set_id(s) + "]";
+      w.open("for (ObjectId " + v + " = 0; " + v + " < " + cap + "; ++" + v + ")");
+      ++opened;
+      std::string test = (at_layout ? "builder.has_member(" : "is_member(") + set_id(s) + ", " + v + ")";
+      w.line("if (!" + test + ") continue;");
+      for (std::size_t j = 0; j < i; ++j) {
+        if (root(choice.args[j].set) == root(choice.args[i].set)) {
+          w.line("if (a" + std::to_string(j) + " == " + v + ") continue;");
+        }
+      }
+      vars[choice.args[i].name] = item_expr(choice.args[i].set, v, fun);
+    }
+    w.line("const ObjectId ids[] = {" + (n ? id_list(n) : std::string("0")) + "};");
+    if (at_layout) {
+      w.line("const std::size_t index = builder.index(" + choice_id(c) + ", ids);");
+    } else {
+      w.line("const std::size_t index = layout_->index(" + choice_id(c) + ", ids);");
+      w.line("if (has_universe(" + choice_id(c) + ", index)) continue;");
+    }
+    w.line("std::vector<std::int64_t> values;");
+    w.line("for (auto&& v : " + substitute(choice.universe, vars, fun) +
+           ") values.push_back(static_cast<std::int64_t>(v));");
+    w.line(std::string(at_layout ? "builder.set_universe" : "add_universe") + "(" + choice_id(c) +
+           ", index, std::move(values));");
+    for (int i = 0; i < opened; ++i) w.close();
+  }
+
+  std::string index_expr(ChoiceId c, std::size_t n) const {
+    return "index_" + cname(c) + "(" + id_list(n) + ")";
+  }
+
+  void emit_accessors(CodeWriter& w) const {
+    for (const auto& [from, to] : value_maps()) {
+      w.open("ValueSet Candidate::map_" + cname(from) + "_to_" + cname(to) + "(ValueSet values)");
+      w.line("ValueSet out = 0;");
+      for (std::size_t i = 0; i < num_values(from); ++i) {
+        const std::string& name = m_.choices[from].values[i].name;
+        w.line("if (values & " + hex(std::uint64_t{1} << i) + ") out |= " +
+               hex(value_bit(to, name)) + ";  // " + name);
+      }
+      w.line("return out;");
+      w.close();
+      w.line();
+    }
+    for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
+      const auto& choice = m_.choices[c];
+      std::size_t n = choice.args.size();
+      const std::string& name = choice.name;
+      std::string id = choice_id(c);
+      w.comment("Choice " + name + " (" + loc_string(choice.loc) + ").");
+      w.open("std::size_t Candidate::index_" + name + "(" + id_params(n) + ") const");
+      w.line("const ObjectId ids[] = {" + (n ? id_list(n) : std::string("0")) + "};");
+      w.line("return layout_->index(" + id + ", ids);");
+      w.close();
+      if (antisymmetric(c)) {
+        w.open("ValueSet Candidate::flip_" + name + "(ValueSet values)");
+        w.line("ValueSet out = 0;");
+        for (std::size_t v = 0; v < num_values(c); ++v) {
+          w.line("if (values & " + hex(std::uint64_t{1} << v) + ") out |= " +
+                 hex(std::uint64_t{1} << involution_of(c, v)) + ";");
+        }
+        w.line("return out;");
+        w.close();
+      }
+      std::string slot = "layout_->choices[" + id + "].offset + " + index_expr(c, n) +
+                         " * layout_->choices[" + id + "].stride";
+      switch (choice.kind) {
+        case ChoiceKind::Enum: {
+          std::string type = enum_type(c);
+          w.open("ValueSet Candidate::get_" + name + "(" + id_params(n) + ") const");
+          if (triangular(c)) {
+            std::string swapped = "get_" + name + "(a1, a0)";
+            w.line("if (a0 > a1) return " + (antisymmetric(c) ? "flip_" + name + "(" + swapped + ")"
+                                                              : swapped) + ";");
+          }
+          w.line("return load<" + type + ">(" + slot + ");");
+          w.close();
+          w.open("Status Candidate::restrict_" + name + "(" + id_params_comma(n) +
+                 "ValueSet values, Origin origin)");
+          if (triangular(c)) {
+            w.open("if (a0 > a1)");
+            w.line("std::swap(a0, a1);");
+            if (antisymmetric(c)) w.line("values = flip_" + name + "(values);");
+            w.close();
+          }
+          w.line("const std::size_t slot = " + slot + ";");
+          w.line("const ValueSet old = load<" + type + ">(slot);");
+          w.line("const ValueSet now = old & values;");
+          w.line("if (now == old) return Status::Ok;");
+          w.line("store<" + type + ">(slot, static_cast<" + type + ">(now));");
+          w.open("if (now == 0)");
+          w.line("const ObjectId ids[] = {" + (n ? id_list(n) : std::string("0")) + "};");
+          w.line("return fail(origin, " + id + ", ids);");
+          w.close();
+          w.line("return changed_" + name + "(" + id_list(n) + (n ? ", " : "") + "old);");
+          w.close();
+          w.open("Status Candidate::changed_" + name + "(" + id_params_comma(n) + "ValueSet old)");
+          emit_counter_hooks(w, c, "old");
+          w.line("enqueue(" + id + ", " + index_expr(c, n) + ");");
+          w.line("return Status::Ok;");
+          w.close();
+          break;
+        }
+        case ChoiceKind::Integer: {
+          w.open("sculpt::spacegen::IntDomainRef Candidate::domain_" + name + "(" + id_params(n) + ")");
+          w.line("return int_domain(" + id + ", " + index_expr(c, n) + ");");
+          w.close();
+          w.open("Interval Candidate::get_" + name + "(" + id_params(n) + ") const");
+          w.line("return int_bounds(" + id + ", " + index_expr(c, n) + ");");
+          w.close();
+          w.open("std::vector<std::int64_t> Candidate::values_" + name + "(" + id_params(n) +
+                 ") const");
+          w.line("const IntDomainRef d = const_cast<Candidate*>(this)->domain_" + name + "(" +
+                 id_list(n) + ");");
+          w.line("std::vector<std::int64_t> out;");
+          w.line("for (std::size_t i = 0; i < d.size(); ++i) if (d.contains_index(i)) out.push_back(d.value(i));");
+          w.line("return out;");
+          w.close();
+          struct Variant {
+            const char* suffix;
+            const char* param;
+            const char* action;
+          };
+          for (const Variant& v : {Variant{"", "Interval range", "restrict_range(range)"},
+                                   Variant{"_remove", "std::int64_t value", "remove_value(value)"},
+                                   Variant{"_like", "const IntDomainRef& other",
+                                           "keep_values_of(other)"}}) {
+            w.open("Status Candidate::restrict_" + name + v.suffix + "(" + id_params_comma(n) +
+                   v.param + ", Origin origin)");
+            w.line("IntDomainRef d = domain_" + name + "(" + id_list(n) + ");");
+            w.line("const Interval old = d.bounds();");
+            w.line("if (!d." + std::string(v.action) + ") return Status::Ok;");
+            w.line("return changed_" + name + "(" + id_list(n) + (n ? ", " : "") + "old, origin);");
+            w.close();
+          }
+          w.open("Status Candidate::changed_" + name + "(" + id_params_comma(n) +
+                 "Interval old, Origin origin)");
+          w.open("if (domain_" + name + "(" + id_list(n) + ").empty())");
+          w.line("const ObjectId ids[] = {" + (n ? id_list(n) : std::string("0")) + "};");
+          w.line("return fail(origin, " + id + ", ids);");
+          w.close();
+          emit_counter_hooks(w, c, "old");
+          w.line("enqueue(" + id + ", " + index_expr(c, n) + ");");
+          w.line("return Status::Ok;");
+          w.close();
+          break;
+        }
+        case ChoiceKind::Counter: {
+          w.open("Interval Candidate::get_" + name + "(" + id_params(n) + ") const");
+          w.line("return counter_state(" + id + ", " + index_expr(c, n) + ").value();");
+          w.close();
+          w.open("Status Candidate::bound_" + name + "(" + id_params_comma(n) +
+                 "Interval range, Origin origin)");
+          w.line("(void)origin;");
+          w.line("CounterState s = counter_state(" + id + ", " + index_expr(c, n) + ");");
+          w.line("const CounterState old = s;");
+          w.line("s.min_bound = std::max(s.min_bound, range.lo);");
+          w.line("s.max_bound = std::min(s.max_bound, range.hi);");
+          w.line("if (s.min_bound == old.min_bound && s.max_bound == old.max_bound) return Status::Ok;");
+          w.line("return set_state_" + name + "(" + id_list(n) + (n ? ", " : "") + "s);");
+          w.close();
+          w.open("Status Candidate::set_state_" + name + "(" + id_params_comma(n) +
+                 "const CounterState& s)");
+          w.line("const std::size_t index = " + index_expr(c, n) + ";");
+          w.line("const Interval old = counter_state(" + id + ", index).value();");
+          w.line("set_counter_state(" + id + ", index, s);");
+          w.open("if (s.value().empty())");
+          w.line("const ObjectId ids[] = {" + (n ? id_list(n) : std::string("0")) + "};");
+          w.line("return fail(" + counter_origin(c) + ", " + id + ", ids);");
+          w.close();
+          emit_counter_hooks(w, c, "old");
+          w.line("enqueue(" + id + ", index);");
+          w.line("return Status::Ok;");
+          w.close();
+          break;
+        }
+      }
+      w.line();
+    }
+  }
+
+  /// Calls the counter updates of every counter term reading choice `c`; `old` is the
+  /// summary before the change, ids are a0..an in stored order.
+  void emit_counter_hooks(CodeWriter& w, ChoiceId c, const std::string& old) const {
+    std::size_t n = m_.choices[c].args.size();
+    for (std::size_t i = 0; i < counters_.size(); ++i) {
+      auto ps = counter_patterns(i);
+      for (std::size_t k = 0; k < ps.size(); ++k) {
+        if (ps[k].choice != c) continue;
+        std::string fn = "count_" + cname(counter_ids_[i]) + "_on_" + cname(c) + "_" +
+                         std::to_string(k);
+        w.open("");
+        w.line("const ObjectId ids[] = {" + (n ? id_list(n) : std::string("0")) + "};");
+        w.line(check(fn + "(ids, " + old + ")"));
+        if (triangular(c)) {
+          w.line("const ObjectId swapped[] = {a1, a0};");
+          w.line(check(fn + "(swapped, " + (antisymmetric(c) ? "flip_" + cname(c) + "(" + old + ")" : old) +
+                       ")"));
+        }
+        w.close();
+      }
+    }
+  }
+
+  void emit_dispatch(CodeWriter& w) const {
+    w.open("Status Candidate::on_change(std::uint32_t choice, const ObjectId* ids)");
+    w.line("[[maybe_unused]] const ObjectId swapped[] = {ids[1], ids[0]};");
+    w.open("switch (choice)");
+    for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
+      w.open("case " + choice_id(c) + ":");
+      std::size_t n = m_.choices[c].args.size();
+      std::vector<std::string> args;
+      for (std::size_t i = 0; i < n; ++i) args.push_back("ids[" + std::to_string(i) + "]");
+      std::string arglist;
+      for (std::size_t i = 0; i < n; ++i) arglist += (i ? ", " : "") + args[i];
+      if (is_counter(c)) w.line(check("enforce_" + cname(c) + "(" + arglist + ")"));
+      auto each = [&](const std::string& fn, bool status) {
+        std::string call1 = fn + "(ids)";
+        w.line(status ? check(call1) : call1 + ";");
+        if (triangular(c)) {
+          std::string call2 = fn + "(swapped)";
+          w.line(status ? check(call2) : call2 + ";");
+        }
+      };
+      for (std::size_t i = 0; i < constraints_.size(); ++i) {
+        auto ps = patterns_of(constraints_[i]);
+        for (std::size_t k = 0; k < ps.size(); ++k) {
+          if (ps[k].choice == c) {
+            each("propagate_" + std::to_string(i) + "_on_" + cname(c) + "_" + std::to_string(k), true);
+          }
+        }
+      }
+      for (std::size_t t = 0; t < triggers_.size(); ++t) {
+        auto ps = patterns_of(triggers_[t]);
+        for (std::size_t k = 0; k < ps.size(); ++k) {
+          if (ps[k].choice == c) {
+            each("check_trigger_" + std::to_string(t) + "_on_" + cname(c) + "_" + std::to_string(k),
+                 false);
+          }
+        }
+      }
+      emit_quotient_wakeups(w, c);
+      w.line("break;");
+      w.close();
+    }
+    w.close();
+    w.line("return Status::Ok;");
+    w.close();
+    w.line();
+
+    w.open("Status Candidate::restrict_stored(std::uint32_t choice, const ObjectId* ids, const std::uint64_t* mask)");
+    w.line("(void)ids;");
+    w.open("switch (choice)");
+    for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
+      std::size_t n = m_.choices[c].args.size();
+      std::string arglist;
+      for (std::size_t i = 0; i < n; ++i) arglist += (i ? ", " : "") + std::string("ids[") + std::to_string(i) + "]";
+      if (is_enum(c)) {
+        w.line("case " + choice_id(c) + ": return restrict_" + cname(c) + "(" + arglist +
+               (n ? ", " : "") + "mask[0], kAction);");
+      } else if (m_.choices[c].kind == ChoiceKind::Integer) {
+        w.open("case " + choice_id(c) + ":");
+        w.line("IntDomainRef d = domain_" + cname(c) + "(" + arglist + ");");
+        w.line("const Interval old = d.bounds();");
+        w.line("if (!d.keep_indices(mask)) return Status::Ok;");
+        w.line("return changed_" + cname(c) + "(" + arglist + (n ? ", " : "") + "old, kAction);");
+        w.close();
+      }
+    }
+    w.line("default: break;");
+    w.close();
+    w.line("return Status::Ok;");
+    w.close();
+    w.line();
+
+    w.comment("Posts everything on the present objects: counters from scratch, every constraint");
+    w.comment("on every tuple, quotients, triggers and counter bounds.");
+    w.open("Status Candidate::post_all()");
+    for (ChoiceId c : counter_order_) {
+      std::size_t n = m_.choices[c].args.size();
+      Item args_item{m_.choices[c].args, {}};
+      Scope scope{&args_item, std::vector<std::string>(n)};
+      emit_scope(w, scope, std::vector<bool>(n, false), [&] {
+        std::string ids;
+        for (std::size_t i = 0; i < n; ++i) ids += (i ? ", " : "") + scope.names[i];
+        w.line("CounterState s = counter_state(" + choice_id(c) + ", index_" + cname(c) + "(" + ids + "));");
+        w.line("const Interval d = derive_" + cname(c) + "(" + ids + ");");
+        w.line("s.lo = d.lo;");
+        w.line("s.hi = d.hi;");
+        w.line(check("set_state_" + cname(c) + "(" + ids + (n ? ", " : "") + "s)"));
+      });
+    }
+    for (std::size_t i = 0; i < constraints_.size(); ++i) {
+      w.line(check("propagate_" + std::to_string(i) + "_all()"));
+    }
+    for (std::size_t q = 0; q < quotients_.size(); ++q) {
+      w.line(check("quotient_" + std::to_string(q) + "_all_params(0)"));
+    }
+    for (std::size_t t = 0; t < triggers_.size(); ++t) {
+      w.line("check_trigger_" + std::to_string(t) + "_all();");
+    }
+    w.line("return Status::Ok;");
+    w.close();
+    w.line();
+
+    w.open("Status Candidate::instantiate_new_objects()");
+    w.line("bool added = false;");
+    for (SetId s = 0; s < m_.sets.size(); ++s) {
+      if (is_parametric(s) || is_quotient(s)) continue;
+      w.open("for_each_" + m_.sets[s].name + "(*fun_, [&](ObjectId id)");
+      w.line("SCULPT_CHECK(id < layout_->set_capacity[" + set_id(s) + "]) << \"a lowering added an object of " +
+             m_.sets[s].name + " beyond its capacity\";");
+      w.line("if (is_member(" + set_id(s) + ", id)) return;");
+      w.line("add_member(" + set_id(s) + ", id);");
+      w.line("added = true;");
+      w.close(");");
+    }
+    w.line("if (!added) return Status::Ok;");
+    for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
+      if (m_.choices[c].kind != ChoiceKind::Integer) continue;
+      emit_universes(w, c, false);
+    }
+    w.line("return post_all();");
+    w.close();
+    w.line();
+  }
+
+  // ----- propagators.cpp -----------------------------------------------------------------
+
+  std::string propagators_cpp() const {
+    CodeWriter w;
+    w.line(header_line());
+    w.line("// Propagators: one function per constraint and choice it reads, woken when that");
+    w.line("// choice's instance changes, and the quotient sets' representative choices.");
+    w.line("#include \"space.h\"");
+    w.line();
+    w.open("namespace " + o_.ns);
+    w.line();
+    w.line("using namespace sculpt::spacegen;  // NOLINT: generated code");
+    w.line();
+    for (std::size_t i = 0; i < constraints_.size(); ++i) emit_constraint(w, i);
+    for (std::size_t q = 0; q < quotients_.size(); ++q) emit_quotient(w, q);
+    w.close("  // namespace " + o_.ns);
+    return w.text();
+  }
+
+  void constraint_comment(CodeWriter& w, std::size_t i) const {
+    const auto& c = m_.constraints[i];
+    if (!c.doc.empty()) w.comment(c.doc);
+    w.comment("require at " + loc_string(c.loc));
+  }
+
+  void emit_constraint(CodeWriter& w, std::size_t i) const {
+    const Item& item = constraints_[i];
+    std::string n = std::to_string(i);
+    constraint_comment(w, i);
+    w.open("Status Candidate::propagate_" + n + "_all()");
+    {
+      Scope scope{&item, std::vector<std::string>(item.vars.size())};
+      emit_scope(w, scope, std::vector<bool>(item.vars.size(), false), [&] {
+        for (std::size_t k = 0; k < item.clauses.size(); ++k) {
+          emit_clause(w, item.clauses[k], scope, constraint_origin(i, k));
+        }
+      });
+    }
+    w.line("return Status::Ok;");
+    w.close();
+    w.line();
+    auto ps = patterns_of(item);
+    for (std::size_t k = 0; k < ps.size(); ++k) {
+      constraint_comment(w, i);
+      w.comment("Woken when " + cname(ps[k].choice) + " changes.");
+      w.open("Status Candidate::propagate_" + n + "_on_" + cname(ps[k].choice) + "_" +
+             std::to_string(k) + "(const ObjectId* ids)");
+      Scope scope{&item, std::vector<std::string>(item.vars.size())};
+      std::vector<bool> needs = bind_pattern(w, scope, ps[k]);
+      emit_scope(w, scope, needs, [&] {
+        for (std::size_t c = 0; c < item.clauses.size(); ++c) {
+          if (clause_has(item.clauses[c], ps[k])) {
+            emit_clause(w, item.clauses[c], scope, constraint_origin(i, c));
+          }
+        }
+      });
+      w.line("return Status::Ok;");
+      w.close();
+      w.line();
+    }
+  }
+
+  /// Quotient q: repr(params, x) is TRUE exactly for the lowest-id member x of each class of
+  /// members satisfying the condition.
+  void emit_quotient(CodeWriter& w, std::size_t qi) const {
+    const spacedsl::Quotient& q = m_.quotients[qi];
+    const Item& item = quotients_[qi];
+    std::size_t np = q.vars.size() - 1;
+    VarId xv = np;
+    SetId elem = effective_set(q.vars.back().set);
+    std::string n = std::to_string(qi);
+    std::string origin = quotient_origin(qi);
+    std::string repr = cname(q.repr_choice);
+    std::string eq = cname(q.equivalence);
+    std::string params_args;
+    for (std::size_t p = 0; p < np; ++p) params_args += "params[" + std::to_string(p) + "], ";
+    std::uint64_t t = value_bit(q.repr_choice, "TRUE");
+    std::uint64_t f = value_bit(q.repr_choice, "FALSE");
+    auto cond_truth = [&](const std::string& x) {
+      Scope scope{&item, std::vector<std::string>(item.vars.size())};
+      for (std::size_t p = 0; p < np; ++p) scope.names[p] = "params[" + std::to_string(p) + "]";
+      scope.names[xv] = x;
+      std::string out = "Truth::True";
+      for (const auto& cond : item.clauses[0]) {
+        out = "conjunction(" + out + ", " + truth(cond, scope, {}) + ")";
+      }
+      return out;
+    };
+    w.comment("Quotient " + m_.sets[q.set].name + " (" + loc_string(q.loc) + "): is " + repr +
+              "(..., x) the representative of x's class?");
+    w.open("Status Candidate::quotient_" + n + "_check(const ObjectId* params, ObjectId x)");
+    w.line("(void)params;");
+    w.line("const Truth cx = " + cond_truth("x") + ";");
+    w.line("if (cx == Truth::False) return restrict_" + repr + "(" + params_args + "x, " + hex(f) +
+           ", " + origin + ");");
+    w.line("int possible = 0;");
+    w.line("ObjectId last = 0;");
+    w.open("for (ObjectId y = next_member(" + set_id(elem) + ", 0); y < x; y = next_member(" +
+           set_id(elem) + ", y + 1))");
+    w.line("const Truth cy = " + cond_truth("y") + ";");
+    w.line("if (cy == Truth::False) continue;");
+    w.line("const Truth e = truth_is(get_" + eq + "(y, x), " + hex(q.equivalence_values) + ");");
+    w.line("if (e == Truth::False) continue;");
+    w.line("if (cy == Truth::True && e == Truth::True) return restrict_" + repr + "(" + params_args +
+           "x, " + hex(f) + ", " + origin + ");");
+    w.line("++possible;");
+    w.line("last = y;");
+    w.close();
+    w.line("if (cx == Truth::True && possible == 0) return restrict_" + repr + "(" + params_args +
+           "x, " + hex(t) + ", " + origin + ");");
+    w.line("const ValueSet r = get_" + repr + "(" + params_args + "x);");
+    w.open("if (r == " + hex(t) + ")");
+    {
+      Scope scope{&item, std::vector<std::string>(item.vars.size())};
+      for (std::size_t p = 0; p < np; ++p) scope.names[p] = "params[" + std::to_string(p) + "]";
+      scope.names[xv] = "x";
+      for (const auto& cond : item.clauses[0]) enforce(w, cond, scope, origin);
+      w.open("for (ObjectId y = next_member(" + set_id(elem) + ", 0); y < x; y = next_member(" +
+             set_id(elem) + ", y + 1))");
+      w.line("if (" + cond_truth("y") + " != Truth::True) continue;");
+      w.line(check("restrict_" + eq + "(y, x, " + hex(~q.equivalence_values & full_mask(q.equivalence)) +
+                   ", " + origin + ")"));
+      w.close();
+    }
+    w.close();
+    w.open("if (r == " + hex(f) + " && cx == Truth::True && possible == 1)");
+    {
+      Scope scope{&item, std::vector<std::string>(item.vars.size())};
+      for (std::size_t p = 0; p < np; ++p) scope.names[p] = "params[" + std::to_string(p) + "]";
+      scope.names[xv] = "last";
+      for (const auto& cond : item.clauses[0]) enforce(w, cond, scope, origin);
+      w.line(check("restrict_" + eq + "(last, x, " + hex(q.equivalence_values) + ", " + origin + ")"));
+    }
+    w.close();
+    w.line("return Status::Ok;");
+    w.close();
+    w.line();
+    w.open("Status Candidate::quotient_" + n + "_from(const ObjectId* params, ObjectId first)");
+    w.open("for (ObjectId x = next_member(" + set_id(elem) + ", first); x < layout_->set_capacity[" +
+           set_id(elem) + "]; x = next_member(" + set_id(elem) + ", x + 1))");
+    w.line(check("quotient_" + n + "_check(params, x)"));
+    w.close();
+    w.line("return Status::Ok;");
+    w.close();
+    w.line();
+    w.open("Status Candidate::quotient_" + n + "_all_params(ObjectId first)");
+    {
+      Item params_item{std::vector<Variable>(q.vars.begin(), q.vars.end() - 1), {}};
+      Scope scope{&params_item, std::vector<std::string>(np)};
+      emit_scope(w, scope, std::vector<bool>(np, false), [&] {
+        std::string list;
+        for (std::size_t p = 0; p < np; ++p) list += (p ? ", " : "") + scope.names[p];
+        w.line("const ObjectId params[] = {" + (np ? list : std::string("0")) + "};");
+        w.line(check("quotient_" + n + "_from(params, first)"));
+      });
+    }
+    w.line("return Status::Ok;");
+    w.close();
+    w.line();
+  }
+
+  /// Quotient checks woken by a change of choice `c` (inside on_change's switch).
+  void emit_quotient_wakeups(CodeWriter& w, ChoiceId c) const {
+    for (std::size_t qi = 0; qi < quotients_.size(); ++qi) {
+      const spacedsl::Quotient& q = m_.quotients[qi];
+      std::size_t np = q.vars.size() - 1;
+      std::string n = std::to_string(qi);
+      if (c == q.repr_choice || c == q.equivalence) {
+        // repr(params, x): check x; equivalence(y, x) only matters for the larger one.
+        std::string x = c == q.repr_choice ? "ids[" + std::to_string(np) + "]"
+                                           : "std::max(ids[0], ids[1])";
+        if (c == q.repr_choice) {
+          w.line(check("quotient_" + n + "_check(ids, " + x + ")"));
+        } else {
+          w.line(check("quotient_" + n + "_all_params(" + x + ")"));
+        }
+        continue;
+      }
+      for (const Pattern& p : patterns_of(quotients_[qi].clauses[0])) {
+        if (p.choice != c) continue;
+        auto it = std::find(p.args.begin(), p.args.end(), np);
+        if (it == p.args.end()) {
+          w.line(check("quotient_" + n + "_all_params(0)"));
+        } else {
+          w.line(check("quotient_" + n + "_all_params(ids[" +
+                       std::to_string(it - p.args.begin()) + "])"));
+        }
+      }
+    }
+  }
+
+  // ----- counters.cpp --------------------------------------------------------------------
+
+  std::vector<Pattern> counter_patterns(std::size_t i) const {
+    std::vector<Pattern> ps = patterns_of(counters_[i].clauses[0]);
+    const auto& value = m_.choices[counter_ids_[i]].counter->value;
+    if (value.choice) {
+      Pattern p{value.choice->choice, value.choice->args};
+      if (std::find(ps.begin(), ps.end(), p) == ps.end()) ps.push_back(p);
+    }
+    return ps;
+  }
+
+  /// Emits `const Interval <name> = ...;`: the term's contribution in `scope`.
+  void emit_term(CodeWriter& w, std::size_t i, const Scope& scope, const Override& ov,
+                 const std::string& name) const {
+    ChoiceId c = counter_ids_[i];
+    const spacedsl::Counter& counter = *m_.choices[c].counter;
+    std::string counted = "Truth::True";
+    for (const auto& cond : counters_[i].clauses[0]) {
+      counted = "conjunction(" + counted + ", " + truth(cond, scope, ov) + ")";
+    }
+    std::string value = counter.value.choice ? summary(*counter.value.choice, scope, ov)
+                                             : "constant(" + host(counter.value.code, scope) + ")";
+    std::string op = counter.op == spacedsl::CounterOp::Sum ? "CounterOp::Sum" : "CounterOp::Mul";
+    w.line("const Interval " + name + " = contribution(" + op + ", " + counted + ", " + value + ");");
+  }
+
+  std::string counters_cpp() const {
+    CodeWriter w;
+    w.line(header_line());
+    w.line("// Counters: derived intervals, maintained incrementally when a domain they read");
+    w.line("// changes, and the bounds imposed on them forcing or forbidding increments.");
+    w.line("#include <algorithm>");
+    w.line();
+    w.line("#include \"space.h\"");
+    w.line();
+    w.open("namespace " + o_.ns);
+    w.line();
+    w.line("using namespace sculpt::spacegen;  // NOLINT: generated code");
+    w.line();
+    for (std::size_t i = 0; i < counters_.size(); ++i) emit_counter(w, i);
+    w.close("  // namespace " + o_.ns);
+    return w.text();
+  }
+
+  void emit_counter(CodeWriter& w, std::size_t i) const {
+    ChoiceId c = counter_ids_[i];
+    const auto& choice = m_.choices[c];
+    const spacedsl::Counter& counter = *choice.counter;
+    const Item& item = counters_[i];
+    std::size_t n = choice.args.size();
+    std::string name = choice.name;
+    std::string op = counter.op == spacedsl::CounterOp::Sum ? "CounterOp::Sum" : "CounterOp::Mul";
+    bool half = counter.half;
+    auto bind_args = [&](Scope& scope) {
+      for (std::size_t a = 0; a < n; ++a) scope.names[a] = "a" + std::to_string(a);
+    };
+    std::string args_ids = id_list(n);
+    if (!choice.doc.empty()) w.comment(choice.doc);
+    w.comment("counter " + name + " (" + loc_string(choice.loc) + ")" + (half ? ", half" : ""));
+    w.open("Interval Candidate::derive_" + name + "(" + id_params(n) + ") const");
+    w.line("Interval total = identity(" + op + ");");
+    {
+      Scope scope{&item, std::vector<std::string>(item.vars.size())};
+      bind_args(scope);
+      emit_scope(w, scope, std::vector<bool>(item.vars.size(), false), [&] {
+        emit_term(w, i, scope, {}, "term");
+        w.line("total = accumulate(" + op + ", total, term);");
+      });
+    }
+    if (half) w.line("total.hi = kInfinity;");
+    w.line("return total;");
+    w.close();
+    w.line();
+
+    w.comment("One term of " + name + " changed from old_term to new_term.");
+    w.open("Status Candidate::update_" + name + "(" + id_params_comma(n) +
+           "Interval old_term, Interval new_term)");
+    w.line("CounterState s = counter_state(" + choice_id(c) + ", index_" + name + "(" + args_ids + "));");
+    w.line("if (!update_total(" + op + ", " + (half ? "true" : "false") + ", s, old_term, new_term)) {");
+    w.line("  const Interval d = derive_" + name + "(" + args_ids + ");");
+    w.line("  s.lo = d.lo;");
+    w.line("  s.hi = d.hi;");
+    w.line("}");
+    if (half) w.line("s.hi = kInfinity;");
+    w.line("return set_state_" + name + "(" + args_ids + (n ? ", " : "") + "s);");
+    w.close();
+    w.line();
+
+    auto ps = counter_patterns(i);
+    for (std::size_t k = 0; k < ps.size(); ++k) {
+      w.comment("Updates " + name + " when " + cname(ps[k].choice) + " changes from `old`.");
+      w.open("Status Candidate::count_" + name + "_on_" + cname(ps[k].choice) + "_" +
+             std::to_string(k) + "(const ObjectId* ids, " + summary_type(ps[k].choice) + " old)");
+      Scope scope{&item, std::vector<std::string>(item.vars.size())};
+      std::vector<bool> needs = bind_pattern(w, scope, ps[k]);
+      emit_scope(w, scope, needs, [&] {
+        emit_term(w, i, scope, Override{&ps[k], "old"}, "old_term");
+        emit_term(w, i, scope, {}, "new_term");
+        std::string ids;
+        for (std::size_t a = 0; a < n; ++a) ids += scope.names[a] + ", ";
+        w.line("if (old_term != new_term) " +
+               check("update_" + name + "(" + ids + "old_term, new_term)"));
+      });
+      w.line("return Status::Ok;");
+      w.close();
+      w.line();
+    }
+
+    w.comment("The bounds on " + name + " forbid the increments that would break them and force");
+    w.comment("those without which they cannot be reached.");
+    w.open("Status Candidate::enforce_" + name + "(" + id_params(n) + ")");
+    w.line("const CounterState s = counter_state(" + choice_id(c) + ", index_" + name + "(" + args_ids + "));");
+    w.line("if (s.min_bound <= -kInfinity && s.max_bound >= kInfinity) return Status::Ok;");
+    {
+      Scope scope{&item, std::vector<std::string>(item.vars.size())};
+      bind_args(scope);
+      std::string origin = counter_origin(c);
+      emit_scope(w, scope, std::vector<bool>(item.vars.size(), false), [&] {
+        const auto& when = item.clauses[0];
+        std::string counted = "Truth::True";
+        for (const auto& cond : when) counted = "conjunction(" + counted + ", " + truth(cond, scope, {}) + ")";
+        std::string value = counter.value.choice ? summary(*counter.value.choice, scope, {})
+                                                 : "constant(" + host(counter.value.code, scope) + ")";
+        w.line("const Truth counted = " + counted + ";");
+        w.line("const Interval value = " + value + ";");
+        w.line("const TermSlack slack = term_slack(" + op + ", s, counted, value);");
+        // Forbid: the only non-certain condition must fail.
+        w.open("if (slack.forbid)");
+        for (std::size_t k = 0; k < when.size(); ++k) {
+          auto neg = negation(when[k]);
+          if (!neg) continue;
+          std::string others = "true";
+          for (std::size_t j = 0; j < when.size(); ++j) {
+            if (j != k) others += " && " + truth(when[j], scope, {}) + " == Truth::True";
+          }
+          w.open("if (" + others + ")");
+          enforce(w, *neg, scope, origin);
+          w.close();
+        }
+        w.close();
+        w.open("if (slack.force)");
+        for (const auto& cond : when) enforce(w, cond, scope, origin);
+        w.close();
+        if (counter.value.choice) {
+          w.open("if (counted == Truth::True)");
+          w.line(restrict_range(*counter.value.choice, scope, "slack.value", origin));
+          w.close();
+        }
+      });
+    }
+    w.line("return Status::Ok;");
+    w.close();
+    w.line();
+  }
+
+  // ----- triggers.cpp --------------------------------------------------------------------
+
+  std::string triggers_cpp() const {
+    CodeWriter w;
+    w.line(header_line());
+    w.line("// Triggers: lowerings fired once their condition is certain; the objects they add");
+    w.line("// are instantiated by instantiate_new_objects().");
+    w.line("#include \"space.h\"");
+    w.line();
+    w.open("namespace " + o_.ns);
+    w.line();
+    w.line("using namespace sculpt::spacegen;  // NOLINT: generated code");
+    w.line();
+    for (std::size_t t = 0; t < triggers_.size(); ++t) emit_trigger(w, t);
+    w.open("void Candidate::run_trigger(std::uint32_t trigger, const ObjectId* ids)");
+    w.line("(void)ids;");
+    w.line("// Lowerings modify the backbone: this candidate gets its own copy first.");
+    w.line("if (fun_.use_count() > 1) fun_ = std::make_shared<Backbone>(*fun_);");
+    w.open("switch (trigger)");
+    for (std::size_t t = 0; t < triggers_.size(); ++t) {
+      const Item& item = triggers_[t];
+      w.open("case " + std::to_string(t) + ":");
+      Scope scope{&item, std::vector<std::string>(item.vars.size())};
+      for (std::size_t v = 0; v < item.vars.size(); ++v) {
+        scope.names[v] = "ids[" + std::to_string(v) + "]";
+      }
+      w.comment("trigger at " + loc_string(m_.triggers[t].loc));
+      std::map<std::string, std::string> vars;
+      for (VarId v = 0; v < item.vars.size(); ++v) {
+        vars[item.vars[v].name] = item_expr(item.vars[v].set, scope.names[v], "*fun_");
+      }
+      w.line("(void)(" + substitute(m_.triggers[t].code, vars, "(*fun_)") + ");");
+      w.line("break;");
+      w.close();
+    }
+    w.line("default: break;");
+    w.close();
+    w.close();
+    w.line();
+    w.close("  // namespace " + o_.ns);
+    return w.text();
+  }
+
+  void emit_trigger(CodeWriter& w, std::size_t t) const {
+    const Item& item = triggers_[t];
+    const auto& trig = m_.triggers[t];
+    std::string n = std::to_string(t);
+    auto fire = [&](const Scope& scope) {
+      std::string counted = "Truth::True";
+      for (const auto& cond : item.clauses[0]) {
+        counted = "conjunction(" + counted + ", " + truth(cond, scope, {}) + ")";
+      }
+      std::string ids, sets;
+      for (std::size_t v = 0; v < item.vars.size(); ++v) {
+        ids += (v ? ", " : "") + scope.names[v];
+        sets += (v ? ", " : "") + set_id(item.vars[v].set);
+      }
+      w.open("if (" + counted + " == Truth::True)");
+      w.line("const ObjectId fired[] = {" + (ids.empty() ? std::string("0") : ids) + "};");
+      w.line("const std::uint32_t sets[] = {" + (sets.empty() ? std::string("0") : sets) + "};");
+      w.line("fire_trigger(" + n + ", fired, " + std::to_string(item.vars.size()) + ", sets);");
+      w.close();
+    };
+    if (!trig.doc.empty()) w.comment(trig.doc);
+    w.comment("trigger at " + loc_string(trig.loc));
+    w.open("void Candidate::check_trigger_" + n + "_all()");
+    {
+      Scope scope{&item, std::vector<std::string>(item.vars.size())};
+      emit_scope(w, scope, std::vector<bool>(item.vars.size(), false), [&] { fire(scope); });
+    }
+    w.close();
+    w.line();
+    auto ps = patterns_of(item);
+    for (std::size_t k = 0; k < ps.size(); ++k) {
+      w.open("void Candidate::check_trigger_" + n + "_on_" + cname(ps[k].choice) + "_" +
+             std::to_string(k) + "(const ObjectId* ids)");
+      Scope scope{&item, std::vector<std::string>(item.vars.size())};
+      std::vector<bool> needs = bind_pattern(w, scope, ps[k]);
+      emit_scope(w, scope, needs, [&] { fire(scope); });
+      w.close();
+      w.line();
+    }
+  }
+
+  const Model& m_;
+  const GeneratorOptions& o_;
+  std::vector<Item> constraints_;
+  std::vector<Item> counters_;
+  std::vector<ChoiceId> counter_ids_;
+  std::vector<ChoiceId> counter_order_;
+  std::vector<Item> triggers_;
+  std::vector<Item> quotients_;
+  std::vector<std::pair<std::string, std::string>> origins_;
+};
+
+}  // namespace
+
+std::vector<std::string> generated_file_names() {
+  return {std::begin(kFiles), std::end(kFiles)};
+}
+
+std::vector<GeneratedFile> generate(const spacedsl::Model& model, const GeneratorOptions& options) {
+  return Generator(model, options).run();
+}
+
+}  // namespace sculpt::spacegen

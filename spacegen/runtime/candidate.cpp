@@ -1,0 +1,383 @@
+#include "spacegen/runtime/candidate.h"
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "support/check.h"
+
+namespace sculpt::spacegen {
+
+namespace {
+
+/// Dedup stamps of the worklist, per thread: stamp[i] == the epoch of the queue holding
+/// instance i. Epochs are unique per thread, so candidates never mask each other's events.
+struct QueueStamps {
+  std::vector<std::uint64_t> stamp;
+  std::uint64_t next_epoch = 1;
+};
+thread_local QueueStamps t_stamps;
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdULL;
+}
+
+}  // namespace
+
+std::string Conflict::to_string() const {
+  std::ostringstream out;
+  out << choice << "(";
+  for (std::size_t i = 0; i < objects.size(); ++i) out << (i ? ", " : "") << objects[i];
+  out << ") became empty in " << origin;
+  if (clause != 0) out << " (clause " << clause << ")";
+  if (!location.empty()) out << " at " << location;
+  return out.str();
+}
+
+std::string to_json(const Action& action) {
+  nlohmann::ordered_json j;
+  j["choice"] = action.choice;
+  j["objects"] = action.objects;
+  if (action.values.size() == 1) {
+    j["value"] = action.values[0];
+  } else {
+    j["values"] = action.values;
+  }
+  return j.dump();
+}
+
+std::optional<Action> action_from_json(std::string_view text, std::string* error) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("choice") || !j["choice"].is_string() ||
+      !j.contains("objects") || !j["objects"].is_array()) {
+    *error = "an action needs \"choice\" (a name) and \"objects\" (an array of ids)";
+    return std::nullopt;
+  }
+  Action action;
+  action.choice = j["choice"].get<std::string>();
+  for (const auto& o : j["objects"]) {
+    if (!o.is_number_unsigned()) {
+      *error = "object ids must be non-negative integers";
+      return std::nullopt;
+    }
+    action.objects.push_back(o.get<ObjectId>());
+  }
+  if (j.contains("value") && j["value"].is_string()) {
+    action.values.push_back(j["value"].get<std::string>());
+  } else if (j.contains("values") && j["values"].is_array()) {
+    for (const auto& v : j["values"]) {
+      if (!v.is_string()) {
+        *error = "values must be names";
+        return std::nullopt;
+      }
+      action.values.push_back(v.get<std::string>());
+    }
+  } else {
+    *error = "an action needs \"value\" (a name) or \"values\" (an array of names)";
+    return std::nullopt;
+  }
+  return action;
+}
+
+CandidateBase::CandidateBase(std::shared_ptr<const Layout> layout)
+    : layout_(std::move(layout)), block_(layout_->initial) {}
+
+ObjectId CandidateBase::next_member(std::size_t set, ObjectId from) const {
+  const std::uint32_t cap = layout_->set_capacity[set];
+  const unsigned char* bits = bytes() + layout_->set_offset[set];
+  for (ObjectId id = from; id < cap; ++id) {
+    if (bits[id / 8] == 0) {
+      id |= 7;
+      continue;
+    }
+    if ((bits[id / 8] >> (id % 8)) & 1) return id;
+  }
+  return cap;
+}
+
+std::span<const std::int64_t> CandidateBase::universe(std::uint32_t choice,
+                                                      std::size_t index) const {
+  const ChoiceLayout& l = layout_->choices[choice];
+  if (l.universe_known[index]) return layout_->universe(choice, index);
+  SCULPT_CHECK(extra_universes_ != nullptr) << "integer instance without a universe";
+  auto it = extra_universes_->find({choice, index});
+  SCULPT_CHECK(it != extra_universes_->end()) << "integer instance without a universe";
+  return it->second;
+}
+
+bool CandidateBase::has_universe(std::uint32_t choice, std::size_t index) const {
+  return layout_->choices[choice].universe_known[index] ||
+         (extra_universes_ && extra_universes_->count({choice, index}) != 0);
+}
+
+void CandidateBase::add_universe(std::uint32_t choice, std::size_t index,
+                                 std::vector<std::int64_t> values) {
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  const ChoiceLayout& l = layout_->choices[choice];
+  SCULPT_CHECK(values.size() <= l.stride * 8)
+      << "the universe of a new instance of " << table().choices[choice].name << " has "
+      << values.size() << " values, more than the " << l.stride * 8
+      << " the layout reserved from the instances present at creation";
+  auto extra = extra_universes_ ? std::make_shared<ExtraUniverses>(*extra_universes_)
+                                : std::make_shared<ExtraUniverses>();
+  std::size_t n = values.size();
+  (*extra)[{choice, index}] = std::move(values);
+  extra_universes_ = std::move(extra);
+  // Trim the full domain the layout gave the dormant instance to the universe's size.
+  auto* words = reinterpret_cast<std::uint64_t*>(bytes() + l.offset + index * l.stride);
+  for (std::size_t b = n; b < l.stride * 8; ++b) words[b / 64] &= ~(std::uint64_t{1} << (b % 64));
+}
+
+void CandidateBase::enqueue(std::uint32_t choice, std::size_t index) {
+  std::size_t slot = layout_->choices[choice].first_instance + index;
+  if (t_stamps.stamp.size() < layout_->instances) t_stamps.stamp.resize(layout_->instances, 0);
+  if (queue_.empty()) queue_epoch_ = t_stamps.next_epoch++;
+  if (t_stamps.stamp[slot] == queue_epoch_) return;
+  t_stamps.stamp[slot] = queue_epoch_;
+  queue_.emplace_back(choice, index);
+}
+
+void CandidateBase::clear_queue() {
+  for (auto [choice, index] : queue_) {
+    t_stamps.stamp[layout_->choices[choice].first_instance + index] = 0;
+  }
+  queue_.clear();
+  pending_triggers_.clear();
+}
+
+Status CandidateBase::fail(Origin origin, std::uint32_t choice, const ObjectId* ids) {
+  if (conflict_) return Status::Conflict;
+  Conflict c;
+  const SpaceTable& t = table();
+  c.origin = t.origins[origin.id].name;
+  c.location = t.origins[origin.id].location;
+  c.clause = origin.clause;
+  if (choice < t.choices.size()) {
+    c.choice = t.choices[choice].name;
+    c.objects.assign(ids, ids + t.choices[choice].arg_sets.size());
+  }
+  conflict_ = std::move(c);
+  return Status::Conflict;
+}
+
+bool CandidateBase::fire_trigger(std::uint32_t trigger, const ObjectId* ids, std::size_t arity,
+                                 const std::uint32_t* sets) {
+  std::size_t bit = 0;
+  for (std::size_t i = 0; i < arity; ++i) bit = bit * layout_->set_capacity[sets[i]] + ids[i];
+  unsigned char& byte = bytes()[layout_->trigger_offset[trigger] + bit / 8];
+  if ((byte >> (bit % 8)) & 1) return false;
+  byte |= static_cast<unsigned char>(1u << (bit % 8));
+  PendingTrigger p{trigger, {}};
+  std::copy(ids, ids + arity, p.ids.begin());
+  pending_triggers_.push_back(p);
+  return true;
+}
+
+Status CandidateBase::propagate() {
+  if (conflict_) return Status::Conflict;
+  std::array<ObjectId, kMaxArity> ids{};
+  while (true) {
+    // FIFO over a vector: process in insertion order, compact when drained.
+    for (std::size_t head = 0; head < queue_.size(); ++head) {
+      auto [choice, index] = queue_[head];
+      t_stamps.stamp[layout_->choices[choice].first_instance + index] = 0;
+      layout_->decode(choice, index, ids.data());
+      if (on_change(choice, ids.data()) == Status::Conflict) {
+        queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(head + 1));
+        clear_queue();
+        return Status::Conflict;
+      }
+    }
+    queue_.clear();
+    if (pending_triggers_.empty()) return Status::Ok;
+    // Lowerings run once the domains are stable; they only add objects, so their order
+    // does not matter (triggers must commute).
+    std::vector<PendingTrigger> fired;
+    fired.swap(pending_triggers_);
+    for (const PendingTrigger& p : fired) run_trigger(p.trigger, p.ids.data());
+    if (instantiate_new_objects() == Status::Conflict) {
+      clear_queue();
+      return Status::Conflict;
+    }
+  }
+}
+
+bool CandidateBase::is_live(const InstanceRef& instance) const {
+  const ChoiceTable& c = table().choices[instance.choice];
+  if (instance.objects.size() != c.arg_sets.size()) return false;
+  for (std::size_t i = 0; i < c.arg_sets.size(); ++i) {
+    if (!is_member(c.arg_sets[i], instance.objects[i])) return false;
+    for (std::size_t j = 0; j < i; ++j) {
+      if (instance.objects[i] == instance.objects[j] && c.arg_sets[i] == c.arg_sets[j]) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+std::vector<InstanceRef> CandidateBase::live_instances() const {
+  std::vector<InstanceRef> out;
+  const SpaceTable& t = table();
+  std::array<ObjectId, kMaxArity> ids{};
+  for (std::uint32_t c = 0; c < t.choices.size(); ++c) {
+    if (t.choices[c].kind == ChoiceKind::Counter) continue;
+    const ChoiceLayout& l = layout_->choices[c];
+    for (std::size_t i = 0; i < l.count; ++i) {
+      layout_->decode(c, i, ids.data());
+      InstanceRef ref{c, std::vector<ObjectId>(ids.begin(), ids.begin() + l.arity)};
+      if (is_live(ref)) out.push_back(std::move(ref));
+    }
+  }
+  return out;
+}
+
+std::vector<InstanceRef> CandidateBase::open_instances() const {
+  std::vector<InstanceRef> out;
+  for (InstanceRef& ref : live_instances()) {
+    if (domain(ref).size() > 1) out.push_back(std::move(ref));
+  }
+  return out;
+}
+
+std::vector<std::uint32_t> CandidateBase::domain(const InstanceRef& instance) const {
+  const ChoiceTable& c = table().choices[instance.choice];
+  const ChoiceLayout& l = layout_->choices[instance.choice];
+  std::vector<ObjectId> ids = instance.objects;
+  bool flipped = l.triangular && ids[0] > ids[1];
+  if (flipped) std::swap(ids[0], ids[1]);
+  std::size_t index = layout_->index(instance.choice, ids.data());
+  std::vector<std::uint32_t> out;
+  if (c.kind == ChoiceKind::Enum) {
+    ValueSet bits = 0;
+    std::memcpy(&bits, bytes() + l.offset + index * l.stride, l.stride);
+    for (std::uint32_t v = 0; v < c.values.size(); ++v) {
+      if ((bits >> v) & 1) {
+        bool antisym = flipped && c.symmetry == Symmetry::Antisymmetric;
+        out.push_back(antisym ? c.involution[v] : v);
+      }
+    }
+    std::sort(out.begin(), out.end());
+  } else if (c.kind == ChoiceKind::Integer) {
+    auto values = universe(instance.choice, index);
+    const unsigned char* words = bytes() + l.offset + index * l.stride;
+    for (std::uint32_t v = 0; v < values.size(); ++v) {
+      if ((words[v / 8] >> (v % 8)) & 1) out.push_back(v);
+    }
+  }
+  return out;
+}
+
+std::string CandidateBase::value_name(const InstanceRef& instance, std::uint32_t value) const {
+  const ChoiceTable& c = table().choices[instance.choice];
+  if (c.kind == ChoiceKind::Enum) return c.values[value];
+  std::size_t index = layout_->index(instance.choice, instance.objects.data());
+  return std::to_string(universe(instance.choice, index)[value]);
+}
+
+Interval CandidateBase::counter_value(const InstanceRef& instance) const {
+  std::size_t index = layout_->index(instance.choice, instance.objects.data());
+  return counter_state(instance.choice, index).value();
+}
+
+Status CandidateBase::restrict(const InstanceRef& instance,
+                               const std::vector<std::uint32_t>& values) {
+  if (conflict_) return Status::Conflict;
+  const ChoiceTable& c = table().choices[instance.choice];
+  const ChoiceLayout& l = layout_->choices[instance.choice];
+  SCULPT_CHECK(c.kind != ChoiceKind::Counter) << "counters are not decisions";
+  SCULPT_CHECK(is_live(instance)) << "restricting an instance that is not live";
+  std::vector<ObjectId> ids = instance.objects;
+  std::vector<std::uint64_t> mask(std::max<std::size_t>(1, l.stride / 8 + 1), 0);
+  bool flipped = l.triangular && ids[0] > ids[1];
+  for (std::uint32_t v : values) {
+    std::uint32_t stored =
+        flipped && c.symmetry == Symmetry::Antisymmetric ? c.involution[v] : v;
+    mask[stored / 64] |= std::uint64_t{1} << (stored % 64);
+  }
+  if (flipped) std::swap(ids[0], ids[1]);
+  if (restrict_stored(instance.choice, ids.data(), mask.data()) == Status::Conflict) {
+    clear_queue();
+    return Status::Conflict;
+  }
+  return propagate();
+}
+
+std::optional<std::pair<InstanceRef, std::vector<std::uint32_t>>> CandidateBase::resolve(
+    const Action& action, std::string* error) const {
+  const SpaceTable& t = table();
+  for (std::uint32_t c = 0; c < t.choices.size(); ++c) {
+    if (t.choices[c].name != action.choice) continue;
+    if (t.choices[c].kind == ChoiceKind::Counter) break;
+    InstanceRef ref{c, action.objects};
+    if (!is_live(ref)) {
+      *error = "no live instance of " + action.choice + " over these objects";
+      return std::nullopt;
+    }
+    std::vector<std::uint32_t> values;
+    for (const std::string& name : action.values) {
+      bool found = false;
+      std::uint32_t n = t.choices[c].kind == ChoiceKind::Enum
+                            ? static_cast<std::uint32_t>(t.choices[c].values.size())
+                            : static_cast<std::uint32_t>(
+                                  universe(c, layout_->index(c, action.objects.data())).size());
+      for (std::uint32_t v = 0; v < n && !found; ++v) {
+        if (value_name(ref, v) == name) {
+          values.push_back(v);
+          found = true;
+        }
+      }
+      if (!found) {
+        *error = "unknown value " + name + " of " + action.choice;
+        return std::nullopt;
+      }
+    }
+    return std::make_pair(std::move(ref), std::move(values));
+  }
+  *error = "unknown choice " + action.choice;
+  return std::nullopt;
+}
+
+Action CandidateBase::make_action(const InstanceRef& instance,
+                                  const std::vector<std::uint32_t>& values) const {
+  Action a{table().choices[instance.choice].name, instance.objects, {}};
+  for (std::uint32_t v : values) a.values.push_back(value_name(instance, v));
+  return a;
+}
+
+Status CandidateBase::apply(const std::vector<Action>& actions) {
+  for (const Action& action : actions) {
+    std::string error;
+    auto resolved = resolve(action, &error);
+    if (!resolved) {
+      if (!conflict_) conflict_ = Conflict{"replay: " + error, "", 0, action.choice, action.objects};
+      return Status::Conflict;
+    }
+    if (restrict(resolved->first, resolved->second) == Status::Conflict) return Status::Conflict;
+  }
+  return Status::Ok;
+}
+
+std::uint64_t CandidateBase::hash() const {
+  std::uint64_t h = table().model_hash;
+  for (std::uint64_t w : block_) h = mix(h, w);
+  return h;
+}
+
+std::string CandidateBase::to_string() const {
+  std::ostringstream out;
+  for (const InstanceRef& ref : live_instances()) {
+    out << table().choices[ref.choice].name << "(";
+    for (std::size_t i = 0; i < ref.objects.size(); ++i) out << (i ? ", " : "") << ref.objects[i];
+    out << ") = {";
+    auto values = domain(ref);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      out << (i ? ", " : "") << value_name(ref, values[i]);
+    }
+    out << "}\n";
+  }
+  return out.str();
+}
+
+}  // namespace sculpt::spacegen

@@ -1,0 +1,185 @@
+#pragma once
+// The base of every generated candidate: the decision vector (one memcpy-able block of
+// domains, counters, object membership and fired triggers), the propagation worklist, the
+// conflict record, and the type-erased view the search uses (open instances, restriction,
+// actions, hashing, serialization).
+#include <array>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spacegen/runtime/counter.h"
+#include "spacegen/runtime/domain.h"
+#include "spacegen/runtime/layout.h"
+#include "spacegen/runtime/space_table.h"
+
+namespace sculpt::spacegen {
+
+/// Where a restriction comes from: an entry of SpaceTable::origins and, for constraints, the
+/// clause (1-based; 0 when not a clause).
+struct Origin {
+  std::uint32_t id = 0;
+  std::uint32_t clause = 0;
+};
+
+/// Why a candidate died: the instance whose domain became empty and what emptied it.
+struct Conflict {
+  std::string origin;
+  std::string location;
+  std::uint32_t clause = 0;
+  std::string choice;
+  std::vector<ObjectId> objects;
+  std::string to_string() const;
+};
+
+/// A choice instance, objects in the choice's argument order.
+struct InstanceRef {
+  std::uint32_t choice = 0;
+  std::vector<ObjectId> objects;
+  friend bool operator==(const InstanceRef&, const InstanceRef&) = default;
+};
+
+/// A restriction in stable, readable form: `{"choice":name,"objects":[ids],"value":name}`
+/// (or `"values":[names]` for a set of several values).
+struct Action {
+  std::string choice;
+  std::vector<ObjectId> objects;
+  std::vector<std::string> values;
+  friend bool operator==(const Action&, const Action&) = default;
+};
+std::string to_json(const Action& action);
+/// Parses one action; nullopt with a message in `error` for malformed text.
+std::optional<Action> action_from_json(std::string_view text, std::string* error);
+
+class CandidateBase {
+ public:
+  virtual ~CandidateBase() = default;
+  virtual std::unique_ptr<CandidateBase> clone() const = 0;
+  virtual const SpaceTable& table() const = 0;
+  const Layout& layout() const { return *layout_; }
+
+  /// Runs the worklist to a fixpoint, firing triggers and instantiating the objects their
+  /// lowerings add. On a conflict the candidate is dead and conflict() says why.
+  Status propagate();
+  const std::optional<Conflict>& conflict() const { return conflict_; }
+
+  // Type-erased view. Value indices are enum value indices or positions in an integer
+  // instance's universe.
+  /// Live, non-counter instances with more than one value left, in layout order.
+  std::vector<InstanceRef> open_instances() const;
+  /// Every live non-counter instance.
+  std::vector<InstanceRef> live_instances() const;
+  bool is_live(const InstanceRef& instance) const;
+  std::vector<std::uint32_t> domain(const InstanceRef& instance) const;
+  std::string value_name(const InstanceRef& instance, std::uint32_t value) const;
+  /// Counters: the interval seen by conditions.
+  Interval counter_value(const InstanceRef& instance) const;
+  /// Restricts one instance to `values` then propagates.
+  Status restrict(const InstanceRef& instance, const std::vector<std::uint32_t>& values);
+  /// Resolves names; nullopt with a message for an unknown choice, object or value.
+  std::optional<std::pair<InstanceRef, std::vector<std::uint32_t>>> resolve(
+      const Action& action, std::string* error) const;
+  Action make_action(const InstanceRef& instance, const std::vector<std::uint32_t>& values) const;
+  /// Applies and propagates each action in order; stops at the first conflict. An action
+  /// that does not name a live instance and known values is a conflict with origin "replay".
+  Status apply(const std::vector<Action>& actions);
+
+  std::uint64_t hash() const;
+  /// Every live instance as `choice(ids) = {VALUES}`, one per line, in layout order.
+  std::string to_string() const;
+  std::size_t block_bytes() const { return block_.size() * sizeof(std::uint64_t); }
+  bool is_member(std::size_t set, ObjectId id) const {
+    std::size_t off = layout_->set_offset[set];
+    return id < layout_->set_capacity[set] && ((bytes()[off + id / 8] >> (id % 8)) & 1);
+  }
+
+ protected:
+  explicit CandidateBase(std::shared_ptr<const Layout> layout);
+  CandidateBase(const CandidateBase&) = default;
+  CandidateBase& operator=(const CandidateBase&) = default;
+
+  /// Generated: wakes every propagator reading the changed instance.
+  virtual Status on_change(std::uint32_t choice, const ObjectId* ids) = 0;
+  /// Generated: restricts one stored instance to `mask` (enum bits or universe positions).
+  virtual Status restrict_stored(std::uint32_t choice, const ObjectId* ids,
+                                 const std::uint64_t* mask) = 0;
+  /// Generated: runs a trigger's lowering on this candidate's backbone.
+  virtual void run_trigger(std::uint32_t trigger, const ObjectId* ids) = 0;
+  /// Generated: after lowerings, registers new objects and propagates what they bring.
+  virtual Status instantiate_new_objects() = 0;
+
+  const unsigned char* bytes() const {
+    return reinterpret_cast<const unsigned char*>(block_.data());
+  }
+  unsigned char* bytes() { return reinterpret_cast<unsigned char*>(block_.data()); }
+  template <typename T>
+  T load(std::size_t offset) const {
+    T v;
+    std::memcpy(&v, bytes() + offset, sizeof v);
+    return v;
+  }
+  template <typename T>
+  void store(std::size_t offset, T v) {
+    std::memcpy(bytes() + offset, &v, sizeof v);
+  }
+  void add_member(std::size_t set, ObjectId id) {
+    bytes()[layout_->set_offset[set] + id / 8] |= static_cast<unsigned char>(1u << (id % 8));
+  }
+  /// The next member of `set` at or after `from`, or the capacity.
+  ObjectId next_member(std::size_t set, ObjectId from) const;
+
+  std::span<const std::int64_t> universe(std::uint32_t choice, std::size_t index) const;
+  /// Whether the universe of an integer instance is known (from the layout or a lowering).
+  bool has_universe(std::uint32_t choice, std::size_t index) const;
+  /// For integer instances over objects a lowering added: records the universe.
+  void add_universe(std::uint32_t choice, std::size_t index, std::vector<std::int64_t> values);
+  IntDomainRef int_domain(std::uint32_t choice, std::size_t index) {
+    const ChoiceLayout& l = layout_->choices[choice];
+    return {reinterpret_cast<std::uint64_t*>(bytes() + l.offset + index * l.stride),
+            universe(choice, index)};
+  }
+  Interval int_bounds(std::uint32_t choice, std::size_t index) const {
+    return const_cast<CandidateBase*>(this)->int_domain(choice, index).bounds();
+  }
+  CounterState counter_state(std::uint32_t choice, std::size_t index) const {
+    const ChoiceLayout& l = layout_->choices[choice];
+    return load<CounterState>(l.offset + index * l.stride);
+  }
+  void set_counter_state(std::uint32_t choice, std::size_t index, const CounterState& s) {
+    const ChoiceLayout& l = layout_->choices[choice];
+    store(l.offset + index * l.stride, s);
+  }
+
+  /// Schedules the propagators of a changed instance (deduplicated until processed).
+  void enqueue(std::uint32_t choice, std::size_t index);
+  /// Records a conflict on the instance and returns Status::Conflict.
+  Status fail(Origin origin, std::uint32_t choice, const ObjectId* ids);
+  /// Marks trigger `t` as fired for `ids` (over capacities `caps`) and queues its lowering;
+  /// false when it had already fired.
+  bool fire_trigger(std::uint32_t trigger, const ObjectId* ids, std::size_t arity,
+                    const std::uint32_t* sets);
+
+  std::shared_ptr<const Layout> layout_;
+  std::vector<std::uint64_t> block_;
+
+ private:
+  struct PendingTrigger {
+    std::uint32_t trigger;
+    std::array<ObjectId, kMaxArity> ids;
+  };
+  using ExtraUniverses = std::map<std::pair<std::uint32_t, std::size_t>, std::vector<std::int64_t>>;
+
+  void clear_queue();
+
+  std::vector<std::pair<std::uint32_t, std::size_t>> queue_;
+  std::uint64_t queue_epoch_ = 0;  // identifies this queue in the thread's dedup stamps
+  std::vector<PendingTrigger> pending_triggers_;
+  std::shared_ptr<const ExtraUniverses> extra_universes_;
+  std::optional<Conflict> conflict_;
+};
+
+}  // namespace sculpt::spacegen

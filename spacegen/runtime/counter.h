@@ -1,0 +1,101 @@
+#pragma once
+// Interval arithmetic of counters. A term contributes its value when its condition holds;
+// while the condition is unknown it may contribute either its value or the identity, so the
+// counter is the interval of every total the remaining choices allow. Products assume
+// non-negative values (sizes, counts).
+#include "spacegen/runtime/domain.h"
+#include "spacegen/runtime/layout.h"
+
+namespace sculpt::spacegen {
+
+enum class CounterOp : std::uint8_t { Sum, Mul };
+
+inline Truth conjunction(Truth a, Truth b) {
+  if (a == Truth::False || b == Truth::False) return Truth::False;
+  if (a == Truth::True && b == Truth::True) return Truth::True;
+  return Truth::Unknown;
+}
+
+inline Interval identity(CounterOp op) {
+  return op == CounterOp::Sum ? Interval{0, 0} : Interval{1, 1};
+}
+
+inline Interval contribution(CounterOp op, Truth counted, Interval value) {
+  if (counted == Truth::True) return value;
+  Interval id = identity(op);
+  if (counted == Truth::False) return id;
+  return {std::min(id.lo, value.lo), std::max(id.hi, value.hi)};
+}
+
+inline Interval accumulate(CounterOp op, Interval total, Interval term) {
+  if (op == CounterOp::Sum) return {sat_add(total.lo, term.lo), sat_add(total.hi, term.hi)};
+  return {sat_mul(total.lo, term.lo), sat_mul(total.hi, term.hi)};
+}
+
+inline bool saturated(std::int64_t v) { return v <= -kInfinity || v >= kInfinity; }
+
+/// Replaces one term of the derived bounds in place; false when that cannot be done exactly
+/// (saturation, or a zero factor) and the counter must be derived again from scratch.
+/// Half counters keep only their lower end.
+inline bool update_total(CounterOp op, bool half, CounterState& s, Interval old_term,
+                         Interval new_term) {
+  if (saturated(s.lo) || saturated(old_term.lo)) return false;
+  if (!half && (saturated(s.hi) || saturated(old_term.hi))) return false;
+  if (op == CounterOp::Sum) {
+    s.lo = sat_add(s.lo - old_term.lo, new_term.lo);
+    if (!half) s.hi = sat_add(s.hi - old_term.hi, new_term.hi);
+    return true;
+  }
+  if (old_term.lo == 0 || (!half && old_term.hi == 0)) return false;
+  s.lo = sat_mul(s.lo / old_term.lo, new_term.lo);
+  if (!half) s.hi = sat_mul(s.hi / old_term.hi, new_term.hi);
+  return true;
+}
+
+/// What the bounds imposed on a counter say about one of its terms.
+struct TermSlack {
+  bool forbid = false;  // counting the term would exceed the upper bound
+  bool force = false;   // without the term the lower bound cannot be reached
+  Interval value{-kInfinity, kInfinity};  // allowed values when the term is counted
+};
+
+inline TermSlack term_slack(CounterOp op, const CounterState& s, Truth counted, Interval value) {
+  TermSlack r;
+  const Interval c = contribution(op, counted, value);
+  // The rest of the counter, without this term; unknown where saturated.
+  bool lo_ok = !saturated(s.lo) && !saturated(c.lo);
+  bool hi_ok = !saturated(s.hi) && !saturated(c.hi);
+  Interval rest{};
+  if (op == CounterOp::Sum) {
+    rest = {s.lo - c.lo, s.hi - c.hi};
+  } else {
+    lo_ok = lo_ok && c.lo > 0;
+    hi_ok = hi_ok && c.hi > 0;
+    if (lo_ok) rest.lo = s.lo / c.lo;
+    if (hi_ok) rest.hi = s.hi / c.hi;
+  }
+  const bool has_max = s.max_bound < kInfinity;
+  const bool has_min = s.min_bound > -kInfinity;
+  if (counted == Truth::Unknown) {
+    if (has_max && lo_ok && !saturated(value.lo)) {
+      std::int64_t with = op == CounterOp::Sum ? rest.lo + value.lo : sat_mul(rest.lo, value.lo);
+      r.forbid = with > s.max_bound;
+    }
+    if (has_min && hi_ok) {
+      std::int64_t without = rest.hi;  // the identity leaves the rest unchanged
+      r.force = without < s.min_bound;
+    }
+  }
+  if (counted == Truth::True) {
+    if (op == CounterOp::Sum) {
+      if (has_max && lo_ok) r.value.hi = s.max_bound - rest.lo;
+      if (has_min && hi_ok) r.value.lo = s.min_bound - rest.hi;
+    } else {
+      if (has_max && lo_ok && rest.lo > 0) r.value.hi = s.max_bound / rest.lo;
+      if (has_min && hi_ok && rest.hi > 0) r.value.lo = (s.min_bound + rest.hi - 1) / rest.hi;
+    }
+  }
+  return r;
+}
+
+}  // namespace sculpt::spacegen

@@ -1,0 +1,153 @@
+#pragma once
+// Domains of choice instances and the three-valued reasoning the generated propagators use.
+// Enum domains are bitsets over the choice's values; integer domains are bitsets over a
+// per-instance universe of sorted values; counters are intervals.
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace sculpt::spacegen {
+
+/// Dense id of an object inside its root set (see Set::capacity in spacedsl/model.h).
+using ObjectId = std::uint32_t;
+inline constexpr std::size_t kMaxArity = 4;
+using ValueSet = std::uint64_t;
+
+/// The outcome of a restriction or of propagation. A conflict is not an error: it is the
+/// normal end of a dead candidate, and CandidateBase::conflict() says why.
+enum class [[nodiscard]] Status : std::uint8_t { Ok, Conflict };
+
+/// Whether a condition holds for every (True), no (False) or some (Unknown) values left.
+enum class Truth : std::uint8_t { False, True, Unknown };
+
+enum class CompareOp : std::uint8_t { Lt, Le, Gt, Ge, Eq, Ne };
+
+/// Counters saturate here so that products of large sizes never overflow.
+inline constexpr std::int64_t kInfinity = std::int64_t{1} << 60;
+
+inline std::int64_t saturate(std::int64_t v) { return std::clamp(v, -kInfinity, kInfinity); }
+inline std::int64_t sat_add(std::int64_t a, std::int64_t b) { return saturate(a + b); }
+inline std::int64_t sat_mul(std::int64_t a, std::int64_t b) {
+  __int128 r = static_cast<__int128>(a) * b;
+  if (r > kInfinity) return kInfinity;
+  if (r < -kInfinity) return -kInfinity;
+  return static_cast<std::int64_t>(r);
+}
+
+/// A closed interval of integers; the summary of an integer domain or a counter.
+struct Interval {
+  std::int64_t lo = 0;
+  std::int64_t hi = 0;
+  bool empty() const { return lo > hi; }
+  bool fixed() const { return lo == hi; }
+  friend bool operator==(const Interval&, const Interval&) = default;
+};
+
+inline Truth truth_is(ValueSet domain, ValueSet values) {
+  if ((domain & values) == 0) return Truth::False;
+  if ((domain & ~values) == 0) return Truth::True;
+  return Truth::Unknown;
+}
+
+/// `a == b` for enum domains expressed over the same values.
+inline Truth truth_enum_equal(ValueSet a, ValueSet b) {
+  if ((a & b) == 0) return Truth::False;
+  if (std::has_single_bit(a) && a == b) return Truth::True;
+  return Truth::Unknown;
+}
+
+inline Truth truth_not(Truth t) {
+  return t == Truth::Unknown ? t : (t == Truth::True ? Truth::False : Truth::True);
+}
+
+inline Truth truth_of(bool b) { return b ? Truth::True : Truth::False; }
+
+/// `a op b` over intervals.
+inline Truth truth_compare(Interval a, CompareOp op, Interval b) {
+  switch (op) {
+    case CompareOp::Lt:
+      if (a.hi < b.lo) return Truth::True;
+      if (a.lo >= b.hi) return Truth::False;
+      return Truth::Unknown;
+    case CompareOp::Le:
+      if (a.hi <= b.lo) return Truth::True;
+      if (a.lo > b.hi) return Truth::False;
+      return Truth::Unknown;
+    case CompareOp::Gt: return truth_compare(b, CompareOp::Lt, a);
+    case CompareOp::Ge: return truth_compare(b, CompareOp::Le, a);
+    case CompareOp::Eq:
+      if (a.hi < b.lo || b.hi < a.lo) return Truth::False;
+      if (a.fixed() && b.fixed()) return Truth::True;
+      return Truth::Unknown;
+    case CompareOp::Ne: return truth_not(truth_compare(a, CompareOp::Eq, b));
+  }
+  return Truth::Unknown;
+}
+
+/// The values `x` may keep so that `x op y` can still hold for some y in `other`.
+inline Interval allowed_range(CompareOp op, Interval other) {
+  switch (op) {
+    case CompareOp::Lt: return {-kInfinity, other.hi - 1};
+    case CompareOp::Le: return {-kInfinity, other.hi};
+    case CompareOp::Gt: return {other.lo + 1, kInfinity};
+    case CompareOp::Ge: return {other.lo, kInfinity};
+    case CompareOp::Eq: return other;
+    case CompareOp::Ne: return {-kInfinity, kInfinity};
+  }
+  return {-kInfinity, kInfinity};
+}
+
+/// `x op y` seen from y: y op' x.
+inline CompareOp mirror(CompareOp op) {
+  switch (op) {
+    case CompareOp::Lt: return CompareOp::Gt;
+    case CompareOp::Le: return CompareOp::Ge;
+    case CompareOp::Gt: return CompareOp::Lt;
+    case CompareOp::Ge: return CompareOp::Le;
+    default: return op;
+  }
+}
+
+/// The negation of `x op y`.
+inline CompareOp negate(CompareOp op) {
+  switch (op) {
+    case CompareOp::Lt: return CompareOp::Ge;
+    case CompareOp::Le: return CompareOp::Gt;
+    case CompareOp::Gt: return CompareOp::Le;
+    case CompareOp::Ge: return CompareOp::Lt;
+    case CompareOp::Eq: return CompareOp::Ne;
+    case CompareOp::Ne: return CompareOp::Eq;
+  }
+  return op;
+}
+
+/// An integer domain in place: bit i <=> universe[i] is still possible. The universe is
+/// sorted ascending, so the bounds are the first and last bits.
+class IntDomainRef {
+ public:
+  IntDomainRef(std::uint64_t* words, std::span<const std::int64_t> universe)
+      : words_(words), universe_(universe) {}
+
+  std::size_t size() const { return universe_.size(); }
+  bool contains_index(std::size_t i) const { return (words_[i / 64] >> (i % 64)) & 1; }
+  bool empty() const;
+  /// The smallest and largest values left; {kInfinity, -kInfinity} when empty.
+  Interval bounds() const;
+  bool contains_value(std::int64_t v) const;
+  /// Each returns true when the domain changed.
+  bool restrict_range(Interval range);
+  bool remove_value(std::int64_t v);
+  bool keep_values_of(const IntDomainRef& other);
+  bool keep_indices(const std::uint64_t* mask);
+  std::int64_t value(std::size_t i) const { return universe_[i]; }
+  std::span<const std::int64_t> universe() const { return universe_; }
+  const std::uint64_t* words() const { return words_; }
+
+ private:
+  std::uint64_t* words_;
+  std::span<const std::int64_t> universe_;
+};
+
+}  // namespace sculpt::spacegen

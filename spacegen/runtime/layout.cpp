@@ -1,0 +1,168 @@
+#include "spacegen/runtime/layout.h"
+
+#include <cstring>
+
+#include "support/check.h"
+
+namespace sculpt::spacegen {
+
+namespace {
+
+std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
+
+std::size_t enum_bytes(std::size_t num_values) {
+  if (num_values <= 8) return 1;
+  if (num_values <= 16) return 2;
+  if (num_values <= 32) return 4;
+  return 8;
+}
+
+}  // namespace
+
+void Layout::decode(std::size_t choice, std::size_t index, ObjectId* ids) const {
+  const ChoiceLayout& c = choices[choice];
+  if (c.triangular) {
+    // Largest b with b(b-1)/2 <= index.
+    std::size_t b = 1;
+    while ((b + 1) * b / 2 <= index) ++b;
+    ids[1] = static_cast<ObjectId>(b);
+    ids[0] = static_cast<ObjectId>(index - b * (b - 1) / 2);
+    return;
+  }
+  for (std::uint32_t i = c.arity; i-- > 0;) {
+    ids[i] = static_cast<ObjectId>(index % c.caps[i]);
+    index /= c.caps[i];
+  }
+}
+
+LayoutBuilder::LayoutBuilder(const SpaceTable& table) : table_(table) {
+  layout_.set_capacity.assign(table.sets.size(), 0);
+  members_.resize(table.sets.size());
+  member_bits_.resize(table.sets.size());
+  layout_.choices.resize(table.choices.size());
+  universes_.resize(table.choices.size());
+  trigger_bits_.assign(table.num_triggers, 0);
+}
+
+void LayoutBuilder::set_capacity(std::size_t set, std::uint32_t capacity) {
+  layout_.set_capacity[set] = capacity;
+  member_bits_[set].assign(capacity, false);
+}
+
+void LayoutBuilder::add_member(std::size_t set, ObjectId id) {
+  SCULPT_CHECK(id < layout_.set_capacity[set])
+      << "object id " << id << " of set " << table_.sets[set].name << " is not below its capacity "
+      << layout_.set_capacity[set];
+  if (member_bits_[set][id]) return;
+  member_bits_[set][id] = true;
+  members_[set].push_back(id);
+}
+
+void LayoutBuilder::place_choices() {
+  for (std::size_t c = 0; c < table_.choices.size(); ++c) {
+    const ChoiceTable& t = table_.choices[c];
+    ChoiceLayout& l = layout_.choices[c];
+    l.kind = t.kind;
+    l.arity = static_cast<std::uint32_t>(t.arg_sets.size());
+    SCULPT_CHECK(l.arity <= kMaxArity) << "choice " << t.name << " has too many arguments";
+    l.triangular = t.symmetry != Symmetry::None;
+    l.count = 1;
+    for (std::uint32_t i = 0; i < l.arity; ++i) {
+      l.caps[i] = layout_.set_capacity[t.arg_sets[i]];
+      l.count *= l.caps[i];
+    }
+    if (l.triangular) l.count = std::size_t{l.caps[0]} * (l.caps[0] - (l.caps[0] > 0)) / 2;
+    l.num_values = t.values.size();
+    l.first_instance = layout_.instances;
+    layout_.instances += l.count;
+    if (t.kind == ChoiceKind::Integer) universes_[c].resize(l.count);
+  }
+}
+
+void LayoutBuilder::set_universe(std::size_t choice, std::size_t index,
+                                 std::vector<std::int64_t> values) {
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  universes_[choice][index] = std::move(values);
+  if (layout_.choices[choice].universe_known.empty()) {
+    layout_.choices[choice].universe_known.assign(layout_.choices[choice].count, false);
+  }
+  layout_.choices[choice].universe_known[index] = true;
+}
+
+void LayoutBuilder::add_trigger(std::size_t trigger, const std::vector<std::uint32_t>& sets) {
+  std::size_t bits = 1;
+  for (std::uint32_t s : sets) bits *= layout_.set_capacity[s];
+  trigger_bits_[trigger] = bits;
+}
+
+Layout LayoutBuilder::finish() {
+  std::size_t bytes = 0;
+  layout_.set_offset.assign(table_.sets.size(), 0);
+  for (std::size_t s = 0; s < table_.sets.size(); ++s) {
+    layout_.set_offset[s] = bytes;
+    bytes += align_up((layout_.set_capacity[s] + 7) / 8, 8);
+  }
+  for (std::size_t c = 0; c < table_.choices.size(); ++c) {
+    ChoiceLayout& l = layout_.choices[c];
+    switch (l.kind) {
+      case ChoiceKind::Enum: l.stride = enum_bytes(l.num_values); break;
+      case ChoiceKind::Counter: l.stride = sizeof(CounterState); break;
+      case ChoiceKind::Integer: {
+        std::size_t widest = 1;
+        l.universe_start.assign(l.count + 1, 0);
+        if (l.universe_known.empty()) l.universe_known.assign(l.count, false);
+        for (std::size_t i = 0; i < l.count; ++i) {
+          widest = std::max(widest, universes_[c][i].size());
+          l.universe_start[i] = static_cast<std::uint32_t>(l.universe.size());
+          l.universe.insert(l.universe.end(), universes_[c][i].begin(), universes_[c][i].end());
+        }
+        l.universe_start[l.count] = static_cast<std::uint32_t>(l.universe.size());
+        l.stride = (widest + 63) / 64 * 8;
+        break;
+      }
+    }
+    bytes = align_up(bytes, std::min<std::size_t>(l.stride, 8));
+    l.offset = bytes;
+    bytes += l.stride * l.count;
+  }
+  bytes = align_up(bytes, 8);
+  layout_.trigger_offset.assign(trigger_bits_.size(), 0);
+  for (std::size_t t = 0; t < trigger_bits_.size(); ++t) {
+    layout_.trigger_offset[t] = bytes;
+    bytes += align_up((trigger_bits_[t] + 7) / 8, 8);
+  }
+  layout_.words = align_up(bytes, 8) / 8;
+  layout_.initial.assign(layout_.words, 0);
+  auto* raw = reinterpret_cast<unsigned char*>(layout_.initial.data());
+  for (std::size_t s = 0; s < table_.sets.size(); ++s) {
+    for (ObjectId id : members_[s]) raw[layout_.set_offset[s] + id / 8] |= 1u << (id % 8);
+  }
+  for (const ChoiceLayout& l : layout_.choices) {
+    for (std::size_t i = 0; i < l.count; ++i) {
+      unsigned char* slot = raw + l.offset + i * l.stride;
+      switch (l.kind) {
+        case ChoiceKind::Enum: {
+          ValueSet full = l.num_values >= 64 ? ~ValueSet{0} : (ValueSet{1} << l.num_values) - 1;
+          std::memcpy(slot, &full, l.stride);  // little-endian: the low bytes hold the bits
+          break;
+        }
+        case ChoiceKind::Integer: {
+          // Unknown universes (objects a lowering adds later) start full; instantiation trims.
+          std::size_t n = l.universe_known[i] ? l.universe_start[i + 1] - l.universe_start[i]
+                                              : l.stride * 8;
+          for (std::size_t b = 0; b < n; ++b) slot[b / 8] |= 1u << (b % 8);
+          break;
+        }
+        case ChoiceKind::Counter: {
+          CounterState state;
+          std::memcpy(slot, &state, sizeof state);
+          break;
+        }
+      }
+    }
+  }
+  return std::move(layout_);
+}
+
+}  // namespace sculpt::spacegen

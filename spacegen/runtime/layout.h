@@ -1,0 +1,101 @@
+#pragma once
+// The fixed layout of a decision vector for one backbone: where each choice's instances
+// live in the block, the integer universes and the initial (full) domains. Computed once per
+// backbone and shared read-only by every candidate, which copies only the block.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "spacegen/runtime/domain.h"
+#include "spacegen/runtime/space_table.h"
+
+namespace sculpt::spacegen {
+
+struct ChoiceLayout {
+  ChoiceKind kind = ChoiceKind::Enum;
+  std::size_t offset = 0;  // bytes from the start of the block
+  std::size_t stride = 0;  // bytes per instance
+  std::uint32_t arity = 0;
+  std::array<std::uint32_t, kMaxArity> caps{};  // capacity of each argument's set
+  bool triangular = false;  // symmetric/antisymmetric: only a < b is stored
+  std::size_t count = 0;    // number of stored instances
+  std::size_t first_instance = 0;  // global numbering of instances, for the worklist
+  std::size_t num_values = 0;      // enum
+  // Integers: the universe of instance i is universe[universe_start[i] .. universe_start[i+1]).
+  std::vector<std::int64_t> universe;
+  std::vector<std::uint32_t> universe_start;
+  std::vector<bool> universe_known;
+};
+
+/// The counter part of the block: derived bounds from the increments and the bounds imposed
+/// by constraints. The value seen by conditions is their intersection.
+struct CounterState {
+  std::int64_t lo = 0;
+  std::int64_t hi = 0;
+  std::int64_t min_bound = -kInfinity;
+  std::int64_t max_bound = kInfinity;
+  Interval value() const { return {std::max(lo, min_bound), std::min(hi, max_bound)}; }
+};
+
+class Layout {
+ public:
+  /// Index of the stored instance over `ids` (in stored order for triangular choices).
+  std::size_t index(std::size_t choice, const ObjectId* ids) const {
+    const ChoiceLayout& c = choices[choice];
+    if (c.triangular) return std::size_t{ids[1]} * (ids[1] - 1) / 2 + ids[0];
+    std::size_t idx = 0;
+    for (std::uint32_t i = 0; i < c.arity; ++i) idx = idx * c.caps[i] + ids[i];
+    return idx;
+  }
+  void decode(std::size_t choice, std::size_t index, ObjectId* ids) const;
+  std::span<const std::int64_t> universe(std::size_t choice, std::size_t index) const {
+    const ChoiceLayout& c = choices[choice];
+    return {c.universe.data() + c.universe_start[index],
+            c.universe.data() + c.universe_start[index + 1]};
+  }
+  std::size_t member_offset(std::size_t set) const { return set_offset[set]; }
+
+  std::vector<ChoiceLayout> choices;
+  std::vector<std::size_t> set_offset;  // membership bitsets; parametric sets have none
+  std::vector<std::uint32_t> set_capacity;
+  std::vector<std::size_t> trigger_offset;  // "already fired" bitsets
+  std::size_t instances = 0;
+  std::size_t words = 0;  // block size in 64-bit words
+  std::vector<std::uint64_t> initial;
+};
+
+/// Builds a Layout: declare the sets, their present members, the choices and the integer
+/// universes, then finish() places everything and fills the full initial domains.
+class LayoutBuilder {
+ public:
+  explicit LayoutBuilder(const SpaceTable& table);
+  void set_capacity(std::size_t set, std::uint32_t capacity);
+  void add_member(std::size_t set, ObjectId id);
+  std::uint32_t capacity(std::size_t set) const { return layout_.set_capacity[set]; }
+  bool has_member(std::size_t set, ObjectId id) const {
+    return id < member_bits_[set].size() && member_bits_[set][id];
+  }
+  /// Valid after place_choices.
+  std::size_t index(std::size_t choice, const ObjectId* ids) const {
+    return layout_.index(choice, ids);
+  }
+  /// Must follow every set_capacity; lays out the choices.
+  void place_choices();
+  std::size_t instance_count(std::size_t choice) const { return layout_.choices[choice].count; }
+  void set_universe(std::size_t choice, std::size_t index, std::vector<std::int64_t> values);
+  /// Trigger `t` quantifies over sets `sets`.
+  void add_trigger(std::size_t trigger, const std::vector<std::uint32_t>& sets);
+  Layout finish();
+
+ private:
+  const SpaceTable& table_;
+  Layout layout_;
+  std::vector<std::vector<ObjectId>> members_;
+  std::vector<std::vector<bool>> member_bits_;
+  std::vector<std::vector<std::vector<std::int64_t>>> universes_;
+  std::vector<std::size_t> trigger_bits_;
+};
+
+}  // namespace sculpt::spacegen
