@@ -93,7 +93,10 @@ HostArgs make_host_args(const Kernel& kernel, uint64_t seed) {
   HostArgs args;
   for (const Parameter& param : kernel.params()) {
     if (param.kind == Parameter::Kind::kScalar) {
-      args.scalars[param.name] = draw(param.type);
+      // Rounded to the parameter's type, as the device will see it.
+      Buffer scalar(param.type, 1);
+      scalar.set(0, draw(param.type));
+      args.scalars[param.name] = scalar.get(0);
     } else if (param.kind == Parameter::Kind::kArray) {
       const MemRegion& mem = kernel.mem(param.mem);
       Buffer buffer(mem.type, mem.num_elements());

@@ -1,0 +1,35 @@
+// axpy: z = alpha * x + y (the paper's bandwidth-bound kernel, n = 2^26).
+#include "backbone/zoo/families.h"
+
+namespace sculpt::backbone::zoo {
+namespace {
+
+Kernel build_axpy(const Sizes& sizes) {
+  Builder b("axpy");
+  Size n = b.size("n", sizes.at("n"));
+  Value alpha = b.scalar("alpha", ElemType::kF32);
+  Array X = b.array("x", ElemType::kF32, {n}, MemRegion::Kind::kInput);
+  Array Y = b.array("y", ElemType::kF32, {n}, MemRegion::Kind::kInput);
+  Array Z = b.array("z", ElemType::kF32, {n}, MemRegion::Kind::kOutput);
+  Dim N = b.dim("n", n, Tiling{{Tiling::range(2, 1024), Tiling::range(2, 4)}});
+  b.store(Z, {N}, b.fma(alpha, b.load(X, {N}), b.load(Y, {N})));
+  return std::move(b).finish();
+}
+
+void axpy_reference(const Sizes& sizes, HostArgs& args) {
+  const int64_t n = sizes.at("n");
+  const double alpha = static_cast<float>(args.scalar("alpha"));
+  const float* x = args.array("x").as<float>();
+  const float* y = args.array("y").as<float>();
+  float* z = args.array("z").as<float>();
+  for (int64_t i = 0; i < n; ++i) z[i] = static_cast<float>(alpha * x[i] + y[i]);
+}
+
+}  // namespace
+
+void add_axpy(std::vector<KernelInfo>& zoo) {
+  zoo.push_back({"axpy", "z = alpha * x + y over vectors of n floats",
+                 {{"n", int64_t{1} << 26, 96}}, build_axpy, axpy_reference});
+}
+
+}  // namespace sculpt::backbone::zoo

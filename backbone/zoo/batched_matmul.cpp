@@ -1,0 +1,85 @@
+// Batched matrix multiplications: one matmul per batch element, and TC's transposed batched
+// matmul (tbmm) Z(b, n, k) = sum_m X(b, n, m) * Y(b, k, m) at the Factorization Machines shape.
+#include "backbone/zoo/families.h"
+
+namespace sculpt::backbone::zoo {
+namespace {
+
+Kernel build_batched_matmul(const Sizes& sizes) {
+  Builder b("batched_matmul");
+  Size bs = b.size("b", sizes.at("b")), m = b.size("m", sizes.at("m"));
+  Size n = b.size("n", sizes.at("n")), k = b.size("k", sizes.at("k"));
+  Array A = b.array("A", ElemType::kF32, {bs, m, k}, MemRegion::Kind::kInput);
+  Array B = b.array("B", ElemType::kF32, {bs, k, n}, MemRegion::Kind::kInput);
+  Array C = b.array("C", ElemType::kF32, {bs, m, n}, MemRegion::Kind::kOutput);
+  Dim Bt = b.dim("b", bs), M = b.dim("m", m, matmul_tiling()), N = b.dim("n", n, matmul_tiling());
+  Dim K = b.dim("k", k);
+  Value a = b.load(A, {Bt, M, K}), bv = b.load(B, {Bt, K, N});
+  b.store(C, {Bt, M, N}, b.fma(a, bv, b.reduce(b.constant(0.0), {K})));
+  return std::move(b).finish();
+}
+
+void batched_matmul_reference(const Sizes& sizes, HostArgs& args) {
+  const int64_t bs = sizes.at("b"), m = sizes.at("m"), n = sizes.at("n"), k = sizes.at("k");
+  const float* A = args.array("A").as<float>();
+  const float* B = args.array("B").as<float>();
+  float* C = args.array("C").as<float>();
+  for (int64_t p = 0; p < bs; ++p) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t l = 0; l < k; ++l) {
+          sum += static_cast<double>(A[(p * m + i) * k + l]) * B[(p * k + l) * n + j];
+        }
+        C[(p * m + i) * n + j] = static_cast<float>(sum);
+      }
+    }
+  }
+}
+
+Kernel build_tbmm(const Sizes& sizes) {
+  Builder b("tbmm");
+  Size bs = b.size("b", sizes.at("b")), n = b.size("n", sizes.at("n"));
+  Size m = b.size("m", sizes.at("m")), k = b.size("k", sizes.at("k"));
+  Array X = b.array("X", ElemType::kF32, {bs, n, m}, MemRegion::Kind::kInput);
+  Array Y = b.array("Y", ElemType::kF32, {bs, k, m}, MemRegion::Kind::kInput);
+  Array Z = b.array("Z", ElemType::kF32, {bs, n, k}, MemRegion::Kind::kOutput);
+  Dim Bt = b.dim("b", bs), N = b.dim("n", n, matmul_tiling()), K = b.dim("k", k, matmul_tiling());
+  Dim M = b.dim("m", m);
+  Value x = b.load(X, {Bt, N, M}), y = b.load(Y, {Bt, K, M});
+  b.store(Z, {Bt, N, K}, b.fma(x, y, b.reduce(b.constant(0.0), {M})));
+  return std::move(b).finish();
+}
+
+void tbmm_reference(const Sizes& sizes, HostArgs& args) {
+  const int64_t bs = sizes.at("b"), n = sizes.at("n"), m = sizes.at("m"), k = sizes.at("k");
+  const float* X = args.array("X").as<float>();
+  const float* Y = args.array("Y").as<float>();
+  float* Z = args.array("Z").as<float>();
+  for (int64_t p = 0; p < bs; ++p) {
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < k; ++j) {
+        double sum = 0;
+        for (int64_t l = 0; l < m; ++l) {
+          sum += static_cast<double>(X[(p * n + i) * m + l]) * Y[(p * k + j) * m + l];
+        }
+        Z[(p * n + i) * k + j] = static_cast<float>(sum);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void add_batched_matmul(std::vector<KernelInfo>& zoo) {
+  zoo.push_back({"batched_matmul", "C[b] = A[b] . B[b] for each batch element b",
+                 {{"b", 32, 3}, {"m", 256, 8}, {"n", 256, 12}, {"k", 256, 5}},
+                 build_batched_matmul, batched_matmul_reference});
+  zoo.push_back({"tbmm",
+                 "Z(b,n,k) = sum_m X(b,n,m) * Y(b,k,m), TC's transposed batched matmul at the "
+                 "Factorization Machines shape",
+                 {{"b", 500, 3}, {"n", 26, 6}, {"m", 72, 5}, {"k", 26, 4}}, build_tbmm,
+                 tbmm_reference});
+}
+
+}  // namespace sculpt::backbone::zoo

@@ -1,0 +1,72 @@
+// Matrix multiplications C = A . B (row-major, m x k times k x n), with A or B stored transposed
+// and with A's elements strided (the paper's "strided matmul": consecutive elements 32 apart).
+#include "backbone/zoo/families.h"
+
+namespace sculpt::backbone::zoo {
+namespace {
+
+struct MatmulLayout {
+  bool transpose_a = false;  // A stored k x m
+  bool transpose_b = false;  // B stored n x k (TC's tmm)
+  int64_t a_stride = 1;      // distance between consecutive elements of A
+};
+
+Kernel build_matmul(const std::string& name, const MatmulLayout& layout, const Sizes& sizes) {
+  Builder b(name);
+  Size m = b.size("m", sizes.at("m")), n = b.size("n", sizes.at("n"));
+  Size k = b.size("k", sizes.at("k"));
+  const int64_t s = layout.a_stride;
+  Array A = layout.transpose_a
+                ? b.array("A", ElemType::kF32, {k, m}, MemRegion::Kind::kInput, {m.value * s, s})
+                : b.array("A", ElemType::kF32, {m, k}, MemRegion::Kind::kInput, {k.value * s, s});
+  Array B = layout.transpose_b ? b.array("B", ElemType::kF32, {n, k}, MemRegion::Kind::kInput)
+                               : b.array("B", ElemType::kF32, {k, n}, MemRegion::Kind::kInput);
+  Array C = b.array("C", ElemType::kF32, {m, n}, MemRegion::Kind::kOutput);
+  Dim M = b.dim("m", m, matmul_tiling()), N = b.dim("n", n, matmul_tiling()), K = b.dim("k", k);
+  Value a = layout.transpose_a ? b.load(A, {K, M}) : b.load(A, {M, K});
+  Value bv = layout.transpose_b ? b.load(B, {N, K}) : b.load(B, {K, N});
+  b.store(C, {M, N}, b.fma(a, bv, b.reduce(b.constant(0.0), {K})));
+  return std::move(b).finish();
+}
+
+void matmul_reference(const MatmulLayout& layout, const Sizes& sizes, HostArgs& args) {
+  const int64_t m = sizes.at("m"), n = sizes.at("n"), k = sizes.at("k");
+  const float* A = args.array("A").as<float>();
+  const float* B = args.array("B").as<float>();
+  float* C = args.array("C").as<float>();
+  const int64_t s = layout.a_stride;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t l = 0; l < k; ++l) {
+        const float a = layout.transpose_a ? A[(l * m + i) * s] : A[(i * k + l) * s];
+        const float b = layout.transpose_b ? B[j * k + l] : B[l * n + j];
+        sum += static_cast<double>(a) * b;
+      }
+      C[i * n + j] = static_cast<float>(sum);
+    }
+  }
+}
+
+KernelInfo matmul_info(std::string name, std::string description, MatmulLayout layout,
+                       std::vector<SizeSpec> sizes) {
+  return {name, std::move(description), std::move(sizes),
+          [name, layout](const Sizes& s) { return build_matmul(name, layout, s); },
+          [layout](const Sizes& s, HostArgs& args) { matmul_reference(layout, s, args); }};
+}
+
+}  // namespace
+
+void add_matmul(std::vector<KernelInfo>& zoo) {
+  const std::vector<SizeSpec> square = {{"m", 1024, 16}, {"n", 1024, 12}, {"k", 1024, 8}};
+  zoo.push_back(matmul_info("matmul", "C = A . B, A m x k, B k x n, row-major", {}, square));
+  zoo.push_back(matmul_info("matmul_ta", "C = A^T . B, A stored k x m", {true, false, 1}, square));
+  // TC's transposed matmul (tmm) at its first shape: M=128, K=32, N=256.
+  zoo.push_back(matmul_info("matmul_tb", "C = A . B^T, B stored n x k (TC's tmm)",
+                            {false, true, 1}, {{"m", 128, 16}, {"n", 256, 12}, {"k", 32, 8}}));
+  zoo.push_back(matmul_info("strided_matmul",
+                            "C = A . B with consecutive elements of A 32 elements apart",
+                            {false, false, 32}, square));
+}
+
+}  // namespace sculpt::backbone::zoo

@@ -1,0 +1,73 @@
+// Matrix-vector kernels: mv (y = A . x) and PolyBench's gesummv (y = alpha A x + beta B x).
+#include "backbone/zoo/families.h"
+
+namespace sculpt::backbone::zoo {
+namespace {
+
+Kernel build_mv(const Sizes& sizes) {
+  Builder b("mv");
+  Size m = b.size("m", sizes.at("m")), n = b.size("n", sizes.at("n"));
+  Array A = b.array("A", ElemType::kF32, {m, n}, MemRegion::Kind::kInput);
+  Array X = b.array("x", ElemType::kF32, {n}, MemRegion::Kind::kInput);
+  Array Y = b.array("y", ElemType::kF32, {m}, MemRegion::Kind::kOutput);
+  Dim I = b.dim("i", m, matmul_tiling()), J = b.dim("j", n);
+  Value a = b.load(A, {I, J}), x = b.load(X, {J});
+  b.store(Y, {I}, b.fma(a, x, b.reduce(b.constant(0.0), {J})));
+  return std::move(b).finish();
+}
+
+void mv_reference(const Sizes& sizes, HostArgs& args) {
+  const int64_t m = sizes.at("m"), n = sizes.at("n");
+  const float* A = args.array("A").as<float>();
+  const float* x = args.array("x").as<float>();
+  float* y = args.array("y").as<float>();
+  for (int64_t i = 0; i < m; ++i) {
+    double sum = 0;
+    for (int64_t j = 0; j < n; ++j) sum += static_cast<double>(A[i * n + j]) * x[j];
+    y[i] = static_cast<float>(sum);
+  }
+}
+
+Kernel build_gesummv(const Sizes& sizes) {
+  Builder b("gesummv");
+  Size n = b.size("n", sizes.at("n"));
+  Value alpha = b.scalar("alpha", ElemType::kF32), beta = b.scalar("beta", ElemType::kF32);
+  Array A = b.array("A", ElemType::kF32, {n, n}, MemRegion::Kind::kInput);
+  Array B = b.array("B", ElemType::kF32, {n, n}, MemRegion::Kind::kInput);
+  Array X = b.array("x", ElemType::kF32, {n}, MemRegion::Kind::kInput);
+  Array Y = b.array("y", ElemType::kF32, {n}, MemRegion::Kind::kOutput);
+  Dim I = b.dim("i", n, matmul_tiling()), J = b.dim("j", n);
+  Value x = b.load(X, {J});
+  Value ax = b.fma(b.load(A, {I, J}), x, b.reduce(b.constant(0.0), {J}));
+  Value bx = b.fma(b.load(B, {I, J}), x, b.reduce(b.constant(0.0), {J}));
+  b.store(Y, {I}, b.fma(alpha, ax, b.mul(beta, bx)));
+  return std::move(b).finish();
+}
+
+void gesummv_reference(const Sizes& sizes, HostArgs& args) {
+  const int64_t n = sizes.at("n");
+  const double alpha = args.scalar("alpha"), beta = args.scalar("beta");
+  const float* A = args.array("A").as<float>();
+  const float* B = args.array("B").as<float>();
+  const float* x = args.array("x").as<float>();
+  float* y = args.array("y").as<float>();
+  for (int64_t i = 0; i < n; ++i) {
+    double ax = 0, bx = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      ax += static_cast<double>(A[i * n + j]) * x[j];
+      bx += static_cast<double>(B[i * n + j]) * x[j];
+    }
+    y[i] = static_cast<float>(alpha * ax + beta * bx);
+  }
+}
+
+}  // namespace
+
+void add_matvec(std::vector<KernelInfo>& zoo) {
+  zoo.push_back({"mv", "y = A . x, A m x n", {{"m", 4096, 16}, {"n", 4096, 7}}, build_mv,
+                 mv_reference});
+  zoo.push_back({"gesummv", "y = alpha * A . x + beta * B . x, A and B n x n (PolyBench)",
+                 {{"n", 4096, 12}}, build_gesummv, gesummv_reference});
+}
+
+}  // namespace sculpt::backbone::zoo

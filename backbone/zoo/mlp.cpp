@@ -1,0 +1,95 @@
+// Neural-network layers: a matmul fused with a bias and a ReLU (Diesel's GEMM + bias + ReLU, TC's
+// fcrelu), and two chained matmuls with a ReLU between them (an MLP layer pair, batch 128 as in
+// TC's production MLP).
+#include <algorithm>
+
+#include "backbone/zoo/families.h"
+
+namespace sculpt::backbone::zoo {
+namespace {
+
+Kernel build_matmul_bias_relu(const Sizes& sizes) {
+  Builder b("matmul_bias_relu");
+  Size m = b.size("m", sizes.at("m")), n = b.size("n", sizes.at("n"));
+  Size k = b.size("k", sizes.at("k"));
+  Array A = b.array("A", ElemType::kF32, {m, k}, MemRegion::Kind::kInput);
+  Array B = b.array("B", ElemType::kF32, {k, n}, MemRegion::Kind::kInput);
+  Array Bias = b.array("bias", ElemType::kF32, {n}, MemRegion::Kind::kInput);
+  Array C = b.array("C", ElemType::kF32, {m, n}, MemRegion::Kind::kOutput);
+  Dim M = b.dim("m", m, matmul_tiling()), N = b.dim("n", n, matmul_tiling()), K = b.dim("k", k);
+  Value a = b.load(A, {M, K}), bv = b.load(B, {K, N});
+  Value c = b.fma(a, bv, b.reduce(b.constant(0.0), {K}));
+  Value biased = b.add(c, b.load(Bias, {N}));
+  b.store(C, {M, N}, b.max(biased, b.constant(0.0)));
+  return std::move(b).finish();
+}
+
+void matmul_bias_relu_reference(const Sizes& sizes, HostArgs& args) {
+  const int64_t m = sizes.at("m"), n = sizes.at("n"), k = sizes.at("k");
+  const float* A = args.array("A").as<float>();
+  const float* B = args.array("B").as<float>();
+  const float* bias = args.array("bias").as<float>();
+  float* C = args.array("C").as<float>();
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t l = 0; l < k; ++l) sum += static_cast<double>(A[i * k + l]) * B[l * n + j];
+      // The device rounds the product to f32 before adding the bias.
+      const float biased = static_cast<float>(static_cast<float>(sum) + bias[j]);
+      C[i * n + j] = std::max(biased, 0.0f);
+    }
+  }
+}
+
+Kernel build_mlp2(const Sizes& sizes) {
+  Builder b("mlp2");
+  Size m = b.size("m", sizes.at("m")), k = b.size("k", sizes.at("k"));
+  Size h = b.size("h", sizes.at("h")), n = b.size("n", sizes.at("n"));
+  Array X = b.array("X", ElemType::kF32, {m, k}, MemRegion::Kind::kInput);
+  Array W1 = b.array("W1", ElemType::kF32, {k, h}, MemRegion::Kind::kInput);
+  Array W2 = b.array("W2", ElemType::kF32, {h, n}, MemRegion::Kind::kInput);
+  Array Y = b.array("Y", ElemType::kF32, {m, n}, MemRegion::Kind::kOutput);
+  Dim M = b.dim("m", m, matmul_tiling()), K = b.dim("k", k);
+  Dim H = b.dim("h", h, matmul_tiling()), N = b.dim("n", n, matmul_tiling());
+  Value x = b.load(X, {M, K}), w1 = b.load(W1, {K, H});
+  Value hidden = b.max(b.fma(x, w1, b.reduce(b.constant(0.0), {K})), b.constant(0.0));
+  Value w2 = b.load(W2, {H, N});
+  b.store(Y, {M, N}, b.fma(hidden, w2, b.reduce(b.constant(0.0), {H})));
+  return std::move(b).finish();
+}
+
+void mlp2_reference(const Sizes& sizes, HostArgs& args) {
+  const int64_t m = sizes.at("m"), k = sizes.at("k"), h = sizes.at("h"), n = sizes.at("n");
+  const float* X = args.array("X").as<float>();
+  const float* W1 = args.array("W1").as<float>();
+  const float* W2 = args.array("W2").as<float>();
+  float* Y = args.array("Y").as<float>();
+  std::vector<float> hidden(static_cast<size_t>(m * h));
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < h; ++j) {
+      double sum = 0;
+      for (int64_t l = 0; l < k; ++l) sum += static_cast<double>(X[i * k + l]) * W1[l * h + j];
+      hidden[i * h + j] = std::max(static_cast<float>(sum), 0.0f);
+    }
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t l = 0; l < h; ++l) sum += static_cast<double>(hidden[i * h + l]) * W2[l * n + j];
+      Y[i * n + j] = static_cast<float>(sum);
+    }
+  }
+}
+
+}  // namespace
+
+void add_mlp(std::vector<KernelInfo>& zoo) {
+  zoo.push_back({"matmul_bias_relu", "C = max(A . B + bias, 0), bias over the columns",
+                 {{"m", 1024, 16}, {"n", 1024, 12}, {"k", 1024, 8}}, build_matmul_bias_relu,
+                 matmul_bias_relu_reference});
+  zoo.push_back({"mlp2", "Y = max(X . W1, 0) . W2: two chained matmuls with a ReLU between",
+                 {{"m", 128, 8}, {"k", 512, 6}, {"h", 512, 12}, {"n", 256, 4}}, build_mlp2,
+                 mlp2_reference});
+}
+
+}  // namespace sculpt::backbone::zoo

@@ -1,0 +1,29 @@
+#include "backbone/zoo/families.h"
+
+namespace sculpt::backbone {
+
+namespace zoo {
+Tiling matmul_tiling() { return Tiling{{Tiling::range(2, 32), Tiling::range(2, 4)}}; }
+}  // namespace zoo
+
+std::span<const KernelInfo> kernel_zoo() {
+  static const std::vector<KernelInfo> kZoo = [] {
+    std::vector<KernelInfo> zoo;
+    zoo::add_axpy(zoo);
+    zoo::add_matmul(zoo);
+    zoo::add_batched_matmul(zoo);
+    zoo::add_matvec(zoo);
+    zoo::add_mlp(zoo);
+    return zoo;
+  }();
+  return kZoo;
+}
+
+const KernelInfo* find_kernel(std::string_view name) {
+  for (const KernelInfo& info : kernel_zoo()) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+}  // namespace sculpt::backbone

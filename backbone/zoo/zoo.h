@@ -1,0 +1,32 @@
+#pragma once
+// The kernel zoo: a registry of kernels by name, each with its sizes (names, defaults, small
+// test values), a builder of its backbone for concrete sizes and a hand-written CPU reference.
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backbone/host_args.h"
+#include "backbone/kernel.h"
+#include "backbone/sizes.h"
+
+namespace sculpt::backbone {
+
+struct KernelInfo {
+  std::string name;
+  std::string description;
+  std::vector<SizeSpec> sizes;  // in the order of the `--size` string
+  std::function<Kernel(const Sizes&)> build;
+  /// Computes the outputs from the inputs in `args` (f64 accumulation, outputs rounded to
+  /// their element type).
+  std::function<void(const Sizes&, HostArgs&)> reference;
+};
+
+/// Every zoo kernel, in the order `sculpt kernels` lists them.
+std::span<const KernelInfo> kernel_zoo();
+
+/// The zoo kernel called `name`, or nullptr.
+const KernelInfo* find_kernel(std::string_view name);
+
+}  // namespace sculpt::backbone

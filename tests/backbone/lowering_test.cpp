@@ -1,0 +1,119 @@
+#include <gtest/gtest.h>
+
+#include "backbone/builder.h"
+#include "backbone/reference.h"
+#include "backbone/zoo/zoo.h"
+
+namespace sculpt::backbone {
+namespace {
+
+Kernel test_kernel(std::string_view name) {
+  const KernelInfo* info = find_kernel(name);
+  return info->build(test_sizes(info->sizes));
+}
+
+TEST(Lowering, CommunicationAddsItsTemporaryStoreAndLoad) {
+  Kernel kernel = test_kernel("matmul");
+  const Communication& a_to_fma = kernel.comms()[0];
+  ASSERT_EQ(a_to_fma.kind, Communication::Kind::kValue);
+  const InstId fma = a_to_fma.consumer;
+  const NewObjects added = kernel.lower_communication(a_to_fma.mappings[1]);
+  EXPECT_EQ(added.instructions, (std::vector<InstId>{a_to_fma.store, a_to_fma.load}));
+  EXPECT_EQ(added.mem_regions, std::vector<MemId>{a_to_fma.temp});
+  EXPECT_EQ(added.lowered_comms, std::vector<CommId>{a_to_fma.id});
+  EXPECT_TRUE(a_to_fma.lowered);
+
+  const Instruction& store = kernel.inst(a_to_fma.store);
+  const Instruction& load = kernel.inst(a_to_fma.load);
+  EXPECT_TRUE(store.added);
+  EXPECT_EQ(store.loops, kernel.inst(a_to_fma.producer).loops);  // producer's dims
+  EXPECT_EQ(load.loops, kernel.inst(fma).loops);                 // consumer's dims
+  const MemRegion& temp = kernel.mem(a_to_fma.temp);
+  EXPECT_EQ(temp.kind, MemRegion::Kind::kTemporary);
+  EXPECT_EQ(temp.extents, (std::vector<int64_t>{16, 8}));  // m x k
+  // The consumer now reads the load, in its own nest.
+  EXPECT_EQ(kernel.inst(fma).operands[0].inst, load.id);
+  EXPECT_FALSE(kernel.inst(fma).operands[0].comm.valid());
+  // Program order: the store follows the producer, the load precedes the consumer.
+  const std::vector<ProgramNode>& producer_body = kernel.body(store.loops.back());
+  ASSERT_EQ(producer_body.size(), 2u);
+  EXPECT_EQ(producer_body[1].inst, store.id);
+  const std::vector<ProgramNode>& consumer_body = kernel.body(load.loops.back());
+  ASSERT_EQ(consumer_body.size(), 2u);
+  EXPECT_EQ(consumer_body[0].inst, load.id);
+
+  // Lowering the same communication again adds nothing.
+  EXPECT_TRUE(kernel.lower_communication(a_to_fma.mappings[0]).empty());
+}
+
+TEST(Lowering, StoreOfAReductionWaitsForTheFinalValue) {
+  Kernel kernel = test_kernel("matmul");
+  const Communication* fma_to_store = nullptr;
+  for (const Communication& comm : kernel.comms()) {
+    if (kernel.inst(comm.consumer).op == Operator::kStore) fma_to_store = &comm;
+  }
+  ASSERT_NE(fma_to_store, nullptr);
+  const Instruction& fma = kernel.inst(fma_to_store->producer);
+  kernel.lower_communication(fma_to_store->mappings[0]);
+  const Instruction& store = kernel.inst(fma_to_store->store);
+  // In (m, n) of the fma, after its k loop.
+  EXPECT_EQ(store.loops, (std::vector<LoopId>{fma.loops[0], fma.loops[1]}));
+  const std::vector<ProgramNode>& body = kernel.body(fma.loops[1]);
+  ASSERT_EQ(body.size(), 2u);
+  EXPECT_EQ(body[0].loop, fma.loops[2]);
+  EXPECT_EQ(body[1].inst, store.id);
+}
+
+TEST(Lowering, MergeDimsRecordsClasses) {
+  Kernel kernel = test_kernel("matmul");
+  const Communication& a_to_fma = kernel.comms()[0];
+  const DimMapping& m_tile = kernel.mapping(a_to_fma.mappings[1]);
+  const NewObjects added = kernel.lower_merge_dims(m_tile.src, m_tile.dst);
+  EXPECT_EQ(added.merged_dims.size(), 1u);
+  EXPECT_EQ(kernel.merged_representative(m_tile.dst), std::min(m_tile.src, m_tile.dst));
+  EXPECT_EQ(kernel.merged_representative(m_tile.src), std::min(m_tile.src, m_tile.dst));
+  EXPECT_TRUE(kernel.lower_merge_dims(m_tile.dst, m_tile.src).empty());
+  EXPECT_EQ(kernel.dim_capacity(), kernel.dimensions().size());
+}
+
+TEST(Interpreter, SharedLoopScansInPlace) {
+  // x[i + 1] = x[i] + y[i + 1]: a prefix sum over a shared loop.
+  Builder b("scan");
+  Size n = b.size("n", 5), n1 = b.size("n1", 4);
+  Array X = b.array("x", ElemType::kF64, {n}, MemRegion::Kind::kInOut);
+  Array Y = b.array("y", ElemType::kF64, {n}, MemRegion::Kind::kInput);
+  Dim I = b.dim("i", n1);
+  b.open(I);
+  b.store(X, {I + 1}, b.add(b.load(X, {I + 0}), b.load(Y, {I + 1})));
+  b.close();
+  const Kernel kernel = std::move(b).finish();
+  HostArgs args = make_host_args(kernel, 0);
+  for (int i = 0; i < 5; ++i) args.array("x").set(i, i == 0 ? 1 : 100);
+  for (int i = 0; i < 5; ++i) args.array("y").set(i, i);
+  interpret(kernel, args);
+  const double want[] = {1, 2, 4, 7, 11};
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(args.array("x").get(i), want[i]) << i;
+}
+
+TEST(Interpreter, AccumulatorReadInsideItsLoopSeesPartialValues) {
+  // acc = acc + y[i] stored at every i: the running sum.
+  Builder b("running_sum");
+  Size n = b.size("n", 4);
+  Array Y = b.array("y", ElemType::kI32, {n}, MemRegion::Kind::kInput);
+  Array S = b.array("s", ElemType::kI32, {n}, MemRegion::Kind::kOutput);
+  Dim I = b.dim("i", n);
+  Value init = b.mov(b.constant(10, ElemType::kI32));
+  b.open(I);
+  Value acc = b.add(b.reduce(init, {I}), b.load(Y, {I}));
+  b.store(S, {I}, acc);
+  b.close();
+  const Kernel kernel = std::move(b).finish();
+  HostArgs args = make_host_args(kernel, 0);
+  for (int i = 0; i < 4; ++i) args.array("y").set(i, i + 1);
+  interpret(kernel, args);
+  const double want[] = {11, 13, 16, 20};
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(args.array("s").get(i), want[i]) << i;
+}
+
+}  // namespace
+}  // namespace sculpt::backbone

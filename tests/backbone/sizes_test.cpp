@@ -1,0 +1,49 @@
+#include "backbone/sizes.h"
+
+#include <gtest/gtest.h>
+
+namespace sculpt::backbone {
+namespace {
+
+const std::vector<SizeSpec> kMatmul = {{"m", 1024, 16}, {"n", 1024, 12}, {"k", 1024, 8}};
+
+TEST(Sizes, ParsesOneFieldPerSize) {
+  const SizeParse parse = parse_sizes("256x128x32", kMatmul);
+  ASSERT_TRUE(parse.ok()) << parse.error;
+  EXPECT_EQ(parse.sizes.at("m"), 256);
+  EXPECT_EQ(parse.sizes.at("n"), 128);
+  EXPECT_EQ(parse.sizes.at("k"), 32);
+  EXPECT_EQ(parse.sizes.to_string(), "m=256 n=128 k=32");
+  EXPECT_EQ(format_sizes(parse.sizes), "256x128x32");
+}
+
+TEST(Sizes, EmptyStringGivesDefaults) {
+  const SizeParse parse = parse_sizes("", kMatmul);
+  ASSERT_TRUE(parse.ok());
+  EXPECT_EQ(parse.sizes, default_sizes(kMatmul));
+  EXPECT_EQ(test_sizes(kMatmul).at("n"), 12);
+}
+
+TEST(Sizes, WrongArityIsAnError) {
+  const SizeParse parse = parse_sizes("256x128", kMatmul);
+  EXPECT_FALSE(parse.ok());
+  EXPECT_FALSE(parse_sizes("x", kMatmul).ok());
+  EXPECT_EQ(parse.error,
+            "size '256x128' has 2 fields, the kernel takes 3 (expected mxnxk, e.g. "
+            "1024x1024x1024)");
+}
+
+TEST(Sizes, MalformedFieldsAreErrors) {
+  for (const char* text : {"256xx32", "256x12ax32", "256x-1x32", "256x0x32", "256x128x",
+                           "99999999999x1x1", " 256x1x1"}) {
+    const SizeParse parse = parse_sizes(text, kMatmul);
+    EXPECT_FALSE(parse.ok()) << text;
+    EXPECT_NE(parse.error.find("not a positive 32-bit integer"), std::string::npos)
+        << parse.error;
+  }
+  const SizeParse parse = parse_sizes("256x12ax32", kMatmul);
+  EXPECT_EQ(parse.error.substr(0, 45), "size '256x12ax32': field 2 (n) is '12a', not ");
+}
+
+}  // namespace
+}  // namespace sculpt::backbone

@@ -1,0 +1,264 @@
+#include "backbone/zoo/zoo.h"
+
+#include <gtest/gtest.h>
+
+#include "backbone/reference.h"
+
+namespace sculpt::backbone {
+namespace {
+
+const KernelInfo& zoo_kernel(std::string_view name) {
+  const KernelInfo* info = find_kernel(name);
+  EXPECT_NE(info, nullptr) << name;
+  return *info;
+}
+
+int count_ops(const Kernel& kernel, Operator op) {
+  int count = 0;
+  for (const Instruction* inst : kernel.instructions()) count += inst->op == op;
+  return count;
+}
+
+// Every zoo kernel: the interpreter of its backbone agrees with its hand-written reference on
+// seeded random inputs at the test sizes.
+class ZooKernel : public testing::TestWithParam<std::string> {};
+
+TEST_P(ZooKernel, InterpreterMatchesReference) {
+  const KernelInfo& info = zoo_kernel(GetParam());
+  const Sizes sizes = test_sizes(info.sizes);
+  const Kernel kernel = info.build(sizes);
+  HostArgs expected = make_host_args(kernel, 7);
+  HostArgs actual = expected;
+  info.reference(sizes, expected);
+  interpret(kernel, actual);
+  const std::optional<Mismatch> mismatch =
+      compare_outputs(kernel, expected, actual, default_tolerance(kernel));
+  EXPECT_FALSE(mismatch) << mismatch->to_string();
+  // The reference wrote something: outputs are not all zero.
+  for (const MemRegion* mem : kernel.mem_regions()) {
+    if (mem->kind != MemRegion::Kind::kOutput) continue;
+    const Buffer& out = expected.array(mem->name);
+    bool any = false;
+    for (int64_t i = 0; i < out.size(); ++i) any |= out.get(i) != 0;
+    EXPECT_TRUE(any) << mem->name;
+  }
+}
+
+TEST_P(ZooKernel, BuildsAtDefaultSizesWithConsistentIds) {
+  const KernelInfo& info = zoo_kernel(GetParam());
+  const Kernel kernel = info.build(default_sizes(info.sizes));
+  for (const SizeSpec& spec : info.sizes) {
+    EXPECT_EQ(kernel.size_value(spec.name), spec.default_value) << spec.name;
+  }
+  for (uint32_t i = 0; i < kernel.inst_capacity(); ++i) {
+    EXPECT_EQ(kernel.inst(InstId(i)).id.value, i);
+    EXPECT_EQ(kernel.inst(InstId(i)).stmt_id().value, i);
+  }
+  for (uint32_t i = 0; i < kernel.dim_capacity(); ++i) {
+    const Dimension& dim = kernel.dim(DimId(i));
+    EXPECT_EQ(dim.id.value, i);
+    // Static dims offer sizes dividing their logical size; dynamic ones none.
+    const int64_t size = kernel.logical_dim(dim.logical).size;
+    EXPECT_EQ(dim.is_static(), !dim.possible_sizes.empty());
+    for (int64_t candidate : dim.possible_sizes) EXPECT_EQ(size % candidate, 0);
+  }
+  for (const Communication& comm : kernel.comms()) {
+    if (comm.kind != Communication::Kind::kValue) continue;
+    EXPECT_FALSE(kernel.inst(comm.store).added);
+    EXPECT_FALSE(kernel.mem(comm.temp).added);
+  }
+}
+
+TEST_P(ZooKernel, LoweringEveryCommunicationKeepsTheSemantics) {
+  const KernelInfo& info = zoo_kernel(GetParam());
+  const Sizes sizes = test_sizes(info.sizes);
+  Kernel kernel = info.build(sizes);
+  size_t lowered = 0;
+  for (const DimMapping* mapping : kernel.dim_mappings()) {
+    if (kernel.comm(mapping->comm).kind != Communication::Kind::kValue) continue;
+    lowered += kernel.lower_communication(mapping->id).instructions.size();
+  }
+  EXPECT_EQ(kernel.instructions().size(), kernel.inst_capacity());
+  EXPECT_GT(lowered, 0u);
+  HostArgs expected = make_host_args(kernel, 11);
+  HostArgs actual = expected;
+  info.reference(sizes, expected);
+  interpret(kernel, actual);
+  const std::optional<Mismatch> mismatch =
+      compare_outputs(kernel, expected, actual, default_tolerance(kernel));
+  EXPECT_FALSE(mismatch) << mismatch->to_string();
+}
+
+std::vector<std::string> zoo_names() {
+  std::vector<std::string> names;
+  for (const KernelInfo& info : kernel_zoo()) names.push_back(info.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooKernel, testing::ValuesIn(zoo_names()),
+                         [](const auto& info) { return info.param; });
+
+TEST(Zoo, ListsThePapersKernels) {
+  for (const char* name : {"axpy", "matmul", "matmul_ta", "matmul_tb", "strided_matmul", "mv",
+                           "gesummv", "batched_matmul", "matmul_bias_relu", "mlp2", "tbmm"}) {
+    EXPECT_NE(find_kernel(name), nullptr) << name;
+  }
+  EXPECT_EQ(find_kernel("nope"), nullptr);
+  const KernelInfo& tbmm = zoo_kernel("tbmm");
+  EXPECT_EQ(format_sizes(default_sizes(tbmm.sizes)), "500x26x72x26");
+  EXPECT_EQ(format_sizes(default_sizes(zoo_kernel("axpy").sizes)), "67108864");
+}
+
+// Shapes: instruction counts and nests of each family.
+TEST(Zoo, MatmulShape) {
+  const KernelInfo& info = zoo_kernel("matmul");
+  const Kernel kernel = info.build(default_sizes(info.sizes));
+  EXPECT_EQ(kernel.instructions().size(), 5u);
+  EXPECT_EQ(count_ops(kernel, Operator::kFma), 1);
+  const LogicalDim& m = kernel.logical_dims()[0];
+  // [2, 32] and [2, 4] keep the powers of two dividing 1024, plus 1.
+  EXPECT_EQ(m.tile_sizes[0], (std::vector<int64_t>{1, 2, 4, 8, 16, 32}));
+  EXPECT_EQ(m.tile_sizes[1], (std::vector<int64_t>{1, 2, 4}));
+  EXPECT_EQ(kernel.mem(MemId(0)).num_elements(), 1024 * 1024);
+}
+
+TEST(Zoo, StridedMatmulSpacesAsElements) {
+  const KernelInfo& info = zoo_kernel("strided_matmul");
+  const Kernel kernel = info.build(test_sizes(info.sizes));  // m=16, k=8
+  const MemRegion& A = kernel.mem(MemId(0));
+  EXPECT_EQ(A.strides, (std::vector<int64_t>{8 * 32, 32}));
+  EXPECT_EQ(A.num_elements(), (16 * 8 - 1) * 32 + 1);
+  const Access& load_a = *kernel.instructions()[0]->access;
+  EXPECT_EQ(load_a.index.terms[1].coeff, 32);
+}
+
+TEST(Zoo, FamiliesShapes) {
+  auto build = [](std::string_view name) {
+    const KernelInfo& info = zoo_kernel(name);
+    return info.build(test_sizes(info.sizes));
+  };
+  const Kernel axpy = build("axpy");
+  EXPECT_EQ(axpy.instructions().size(), 4u);  // 2 loads, fma, store
+  EXPECT_EQ(axpy.logical_dims()[0].tile_sizes.size(), 2u);
+  const Kernel gesummv = build("gesummv");
+  EXPECT_EQ(count_ops(gesummv, Operator::kFma), 3);
+  EXPECT_EQ(count_ops(gesummv, Operator::kLoad), 3);
+  const Kernel bias = build("matmul_bias_relu");
+  EXPECT_EQ(count_ops(bias, Operator::kMax), 1);
+  EXPECT_EQ(count_ops(bias, Operator::kAdd), 1);
+  const Kernel mlp = build("mlp2");
+  EXPECT_EQ(count_ops(mlp, Operator::kFma), 2);
+  EXPECT_EQ(count_ops(mlp, Operator::kMov), 2);  // the two reduction inits
+  const Kernel tbmm = build("tbmm");
+  EXPECT_EQ(tbmm.instructions()[3]->loops.size(), 4u);  // fma in (b, n, k, m)
+  EXPECT_EQ(tbmm.logical_dim(tbmm.loop(tbmm.instructions()[3]->loops[3]).logical).name, "m");
+}
+
+// Hand values: references on inputs small enough to compute by hand.
+TEST(ZooReference, MatmulByHand) {
+  const KernelInfo& info = zoo_kernel("matmul");
+  Sizes sizes;
+  sizes.set("m", 2), sizes.set("n", 2), sizes.set("k", 2);
+  HostArgs args = make_host_args(info.build(sizes), 0);
+  const float a[] = {1, 2, 3, 4}, b[] = {5, 6, 7, 8};
+  for (int i = 0; i < 4; ++i) args.array("A").set(i, a[i]), args.array("B").set(i, b[i]);
+  info.reference(sizes, args);
+  const float* c = args.array("C").as<float>();
+  EXPECT_EQ(c[0], 19);  // 1*5 + 2*7
+  EXPECT_EQ(c[1], 22);
+  EXPECT_EQ(c[2], 43);
+  EXPECT_EQ(c[3], 50);
+}
+
+TEST(ZooReference, TransposedAndStridedMatmulByHand) {
+  Sizes sizes;
+  sizes.set("m", 2), sizes.set("n", 1), sizes.set("k", 2);
+  {  // A^T stored k x m: A(i, l) = At[l][i].
+    const KernelInfo& info = zoo_kernel("matmul_ta");
+    HostArgs args = make_host_args(info.build(sizes), 0);
+    const float at[] = {1, 3, 2, 4}, b[] = {5, 7};
+    for (int i = 0; i < 4; ++i) args.array("A").set(i, at[i]);
+    for (int i = 0; i < 2; ++i) args.array("B").set(i, b[i]);
+    info.reference(sizes, args);
+    EXPECT_EQ(args.array("C").get(0), 19);
+    EXPECT_EQ(args.array("C").get(1), 43);
+  }
+  {  // Strided: A's element e at 32 * e.
+    const KernelInfo& info = zoo_kernel("strided_matmul");
+    HostArgs args = make_host_args(info.build(sizes), 0);
+    ASSERT_EQ(args.array("A").size(), 3 * 32 + 1);
+    for (int64_t i = 0; i < args.array("A").size(); ++i) args.array("A").set(i, 100);
+    const float a[] = {1, 2, 3, 4}, b[] = {5, 7};
+    for (int i = 0; i < 4; ++i) args.array("A").set(32 * i, a[i]);
+    for (int i = 0; i < 2; ++i) args.array("B").set(i, b[i]);
+    info.reference(sizes, args);
+    EXPECT_EQ(args.array("C").get(0), 19);
+    EXPECT_EQ(args.array("C").get(1), 43);
+  }
+}
+
+TEST(ZooReference, AxpyGesummvAndReluByHand) {
+  {
+    const KernelInfo& info = zoo_kernel("axpy");
+    Sizes sizes;
+    sizes.set("n", 2);
+    HostArgs args = make_host_args(info.build(sizes), 0);
+    args.scalars["alpha"] = 2;
+    args.array("x").set(0, 1), args.array("x").set(1, -3);
+    args.array("y").set(0, 0.5), args.array("y").set(1, 1);
+    info.reference(sizes, args);
+    EXPECT_EQ(args.array("z").get(0), 2.5);
+    EXPECT_EQ(args.array("z").get(1), -5);
+  }
+  {
+    const KernelInfo& info = zoo_kernel("gesummv");
+    Sizes sizes;
+    sizes.set("n", 1);
+    HostArgs args = make_host_args(info.build(sizes), 0);
+    args.scalars["alpha"] = 2, args.scalars["beta"] = 3;
+    args.array("A").set(0, 4), args.array("B").set(0, 5), args.array("x").set(0, 0.5);
+    info.reference(sizes, args);
+    EXPECT_EQ(args.array("y").get(0), 2 * 4 * 0.5 + 3 * 5 * 0.5);
+  }
+  {
+    const KernelInfo& info = zoo_kernel("matmul_bias_relu");
+    Sizes sizes;
+    sizes.set("m", 1), sizes.set("n", 2), sizes.set("k", 1);
+    HostArgs args = make_host_args(info.build(sizes), 0);
+    args.array("A").set(0, 2);
+    args.array("B").set(0, 1), args.array("B").set(1, -1);
+    args.array("bias").set(0, 0.5), args.array("bias").set(1, 1);
+    info.reference(sizes, args);
+    EXPECT_EQ(args.array("C").get(0), 2.5);
+    EXPECT_EQ(args.array("C").get(1), 0);  // 2 * -1 + 1 < 0
+  }
+}
+
+TEST(ZooReference, Mlp2AndTbmmByHand) {
+  {
+    const KernelInfo& info = zoo_kernel("mlp2");
+    Sizes sizes;
+    sizes.set("m", 1), sizes.set("k", 1), sizes.set("h", 2), sizes.set("n", 1);
+    HostArgs args = make_host_args(info.build(sizes), 0);
+    args.array("X").set(0, 2);
+    args.array("W1").set(0, 1), args.array("W1").set(1, -1);  // hidden = relu(2, -2) = (2, 0)
+    args.array("W2").set(0, 3), args.array("W2").set(1, 5);
+    info.reference(sizes, args);
+    EXPECT_EQ(args.array("Y").get(0), 6);
+  }
+  {
+    const KernelInfo& info = zoo_kernel("tbmm");
+    Sizes sizes;
+    sizes.set("b", 1), sizes.set("n", 1), sizes.set("m", 2), sizes.set("k", 2);
+    HostArgs args = make_host_args(info.build(sizes), 0);
+    args.array("X").set(0, 1), args.array("X").set(1, 2);
+    const float y[] = {3, 4, 5, 6};  // Y(0, k, m)
+    for (int i = 0; i < 4; ++i) args.array("Y").set(i, y[i]);
+    info.reference(sizes, args);
+    EXPECT_EQ(args.array("Z").get(0), 1 * 3 + 2 * 4);
+    EXPECT_EQ(args.array("Z").get(1), 1 * 5 + 2 * 6);
+  }
+}
+
+}  // namespace
+}  // namespace sculpt::backbone
