@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -20,62 +21,6 @@ extern char** environ;
 
 namespace sculpt::device {
 namespace {
-
-struct CommandResult {
-  bool finished = false;  ///< false: killed after the timeout
-  int exit_code = -1;     ///< -1 when it did not exit normally
-  std::string output;     ///< stdout and stderr together
-};
-
-// Runs argv[0] from PATH with stdout and stderr captured, killing it after `timeout`. Returns
-// nothing when it cannot be started. posix_spawn, unlike fork, is safe in a threaded process.
-std::optional<CommandResult> run_command(const std::vector<std::string>& args,
-                                         std::chrono::milliseconds timeout) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-  std::vector<char*> argv;
-  for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  int error = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (error != 0) {
-    close(fds[0]);
-    return std::nullopt;
-  }
-  CommandResult result;
-  result.finished = true;
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  char buffer[4096];
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    pollfd poll_fd{.fd = fds[0], .events = POLLIN, .revents = 0};
-    int ready = poll(&poll_fd, 1, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) {
-      kill(pid, SIGKILL);
-      result.finished = false;
-      break;
-    }
-    ssize_t n = read(fds[0], buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    result.output.append(buffer, static_cast<std::size_t>(n));
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  return result;
-}
 
 // FNV-1a, 64 bits: stable across runs and platforms, unlike std::hash. Collisions within one
 // cache are out of reach in practice.
@@ -125,7 +70,7 @@ CCompiler::CCompiler(std::string compiler, std::vector<std::string> flags,
     compiler_ = from_environment != nullptr && *from_environment != 0 ? from_environment : "cc";
   }
   if (cache_dir_.empty()) cache_dir_ = default_cache_dir();
-  auto probe = run_command({compiler_, "--version"}, timeout_);
+  auto probe = run_command({compiler_, "--version"});
   if (!probe || !probe->finished || probe->exit_code != 0) {
     throw DeviceError(fmt::format(
         "cpu device: the C compiler '{}' does not run (set SCULPT_CC to a working one){}",
@@ -148,6 +93,105 @@ std::filesystem::path CCompiler::default_cache_dir() {
     return std::filesystem::path(home) / ".cache" / "sculpt" / "cpu";
   }
   return std::filesystem::temp_directory_path() / fmt::format("sculpt-{}", getuid()) / "cpu";
+}
+
+std::optional<CCompiler::CommandResult> CCompiler::run_command(
+    const std::vector<std::string>& args) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  // Its own process group, so that pausing or killing it reaches cc1, as and ld too.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  std::vector<char*> argv;
+  for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  int error = 0;
+  std::chrono::steady_clock::duration paused_before{};
+  {
+    // Spawning under the lock: a pause either sees the new group or is seen before it starts.
+    std::unique_lock lock(mutex_);
+    resumed_.wait(lock, [this] { return !paused_; });
+    error = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), environ);
+    if (error == 0) groups_.insert(pid);
+    paused_before = paused_time(lock);
+  }
+  posix_spawnattr_destroy(&attributes);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (error != 0) {
+    close(fds[0]);
+    return std::nullopt;
+  }
+  CommandResult result;
+  result.finished = true;
+  auto start = std::chrono::steady_clock::now();
+  char buffer[4096];
+  for (;;) {
+    std::chrono::steady_clock::duration paused;
+    {
+      std::unique_lock lock(mutex_);
+      paused = paused_time(lock) - paused_before;
+    }
+    // Time spent stopped by pause() does not count against the timeout.
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(start + timeout_ + paused -
+                                                             std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      kill(-pid, SIGKILL);
+      result.finished = false;
+      break;
+    }
+    pollfd poll_fd{.fd = fds[0], .events = POLLIN, .revents = 0};
+    // Wake up now and then to take pauses into account.
+    int ready = poll(&poll_fd, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 1000)));
+    if (ready == 0 || (ready < 0 && errno == EINTR)) continue;
+    ssize_t n = read(fds[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    result.output.append(buffer, static_cast<std::size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  {
+    std::lock_guard lock(mutex_);
+    groups_.erase(pid);
+  }
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  return result;
+}
+
+void CCompiler::pause() {
+  std::lock_guard lock(mutex_);
+  if (paused_) return;
+  paused_ = true;
+  paused_since_ = std::chrono::steady_clock::now();
+  for (pid_t group : groups_) kill(-group, SIGSTOP);
+}
+
+void CCompiler::resume() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!paused_) return;
+    paused_ = false;
+    paused_total_ += std::chrono::steady_clock::now() - paused_since_;
+    for (pid_t group : groups_) kill(-group, SIGCONT);
+  }
+  resumed_.notify_all();
+}
+
+std::chrono::steady_clock::duration CCompiler::paused_time(
+    const std::unique_lock<std::mutex>& /*held*/) const {
+  return paused_total_ + (paused_ ? std::chrono::steady_clock::now() - paused_since_
+                                  : std::chrono::steady_clock::duration{});
 }
 
 CCompiler::Result CCompiler::compile(const std::string& source) {
@@ -178,7 +222,7 @@ CCompiler::Result CCompiler::compile(const std::string& source) {
     std::vector<std::string> args = {compiler_};
     args.insert(args.end(), flags_.begin(), flags_.end());
     args.insert(args.end(), {"-x", "c", "-o", temporary.string(), source_path.string()});
-    auto command = run_command(args, timeout_);
+    auto command = run_command(args);
     std::error_code error;
     if (!command) {
       result.log = fmt::format("cannot run the C compiler '{}'", compiler_);

@@ -1,11 +1,16 @@
 #pragma once
 // The system C compiler behind a cache of shared objects keyed by a hash of (source, compiler,
 // flags): compiling the same code twice costs one compilation, across processes too.
+#include <sys/types.h>
+
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,17 +46,41 @@ class CCompiler {
   /// $XDG_CACHE_HOME/sculpt/cpu, else $HOME/.cache/sculpt/cpu, else a folder under /tmp.
   static std::filesystem::path default_cache_dir();
 
+  /// Stops the running compilers (SIGSTOP to their process groups) and holds back new ones
+  /// until resume(), so that they do not share the processor with a measured candidate. Time
+  /// spent paused does not count against the compile timeout.
+  void pause();
+  void resume();
+
   const std::string& compiler() const { return compiler_; }
   const std::filesystem::path& cache_dir() const { return cache_dir_; }
   CompilerStats stats() const;
 
  private:
+  struct CommandResult {
+    bool finished = false;  ///< false: killed after the timeout
+    int exit_code = -1;     ///< -1 when it did not exit normally
+    std::string output{};   ///< stdout and stderr together
+  };
+
+  /// Runs args[0] from PATH with stdout and stderr captured, killing it after the timeout.
+  /// Nothing when it cannot be started. posix_spawn, unlike fork, is safe in a threaded process.
+  std::optional<CommandResult> run_command(const std::vector<std::string>& args);
+  std::chrono::steady_clock::duration paused_time(const std::unique_lock<std::mutex>& held) const;
+
   std::string compiler_;
   std::vector<std::string> flags_;
   std::filesystem::path cache_dir_;
   std::chrono::milliseconds timeout_;
   /// First line of `compiler --version`, part of the cache key: an upgrade invalidates it.
   std::string version_;
+
+  std::mutex mutex_;
+  std::condition_variable resumed_;
+  std::set<pid_t> groups_;  ///< process groups of the compilers running now
+  bool paused_ = false;
+  std::chrono::steady_clock::time_point paused_since_{};
+  std::chrono::steady_clock::duration paused_total_{};
 
   std::atomic<std::int64_t> compilations_ = 0;
   std::atomic<std::int64_t> cache_hits_ = 0;

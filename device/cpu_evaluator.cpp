@@ -129,7 +129,20 @@ CpuEvaluator::Workspace& CpuEvaluator::workspace(const std::shared_ptr<const Pro
 
 Evaluation CpuEvaluator::measure(Job& job) {
   Workspace& space = workspace(job.problem);
-  RunOutcome outcome = space.server->run(job.object, job.code.entry, options_.plan);
+  struct CompilationPause {
+    CCompiler* compiler;
+    explicit CompilationPause(CCompiler* c) : compiler(c) {
+      if (compiler != nullptr) compiler->pause();
+    }
+    ~CompilationPause() {
+      if (compiler != nullptr) compiler->resume();
+    }
+  };
+  RunOutcome outcome;
+  {
+    CompilationPause pause(options_.pause_compilation_while_measuring ? &compiler_ : nullptr);
+    outcome = space.server->run(job.object, job.code.entry, options_.plan);
+  }
   {
     std::lock_guard lock(mutex_);
     ++runs_;

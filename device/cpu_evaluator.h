@@ -31,6 +31,9 @@ struct CpuEvaluatorOptions {
   int compile_threads = 0;
   std::chrono::milliseconds compile_timeout = std::chrono::seconds(120);
   RunPlan plan{};
+  /// Stop compiling while a candidate is measured: on a CPU the compilers would share the cores
+  /// with the candidate and distort its time. Off: compilation overlaps measurement.
+  bool pause_compilation_while_measuring = true;
 };
 
 struct CpuEvaluatorStats {

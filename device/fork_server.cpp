@@ -300,6 +300,7 @@ RunOutcome ForkServer::run(const std::filesystem::path& object, const std::strin
   RunOutcome outcome;
   pid_t child = -1;
   bool killed = false;
+  bool server_lost = false;
   bool warmed_up = false;
   bool done = false;
   std::string load_error;
@@ -318,9 +319,10 @@ RunOutcome ForkServer::run(const std::filesystem::path& object, const std::strin
     Message message;
     ssize_t received = ready > 0 ? recv(messages_, &message, sizeof message, 0) : -1;
     if (received != sizeof message) {
+      // The server died or hangs (a candidate may kill it): the next run starts another.
       stop_server();
-      if (killed) break;
-      throw DeviceError("cpu device: the run server stopped answering");
+      if (!killed) server_lost = true;
+      break;
     }
     if (message.kind == MessageKind::exited) {
       status = message.value;
@@ -352,7 +354,10 @@ RunOutcome ForkServer::run(const std::filesystem::path& object, const std::strin
 
   std::string phase =
       !warmed_up ? "the warm-up run" : fmt::format("timed run {}", outcome.run_ns.size() + 1);
-  if (killed) {
+  if (server_lost) {
+    outcome.check = Check::fault;
+    outcome.message = fmt::format("the run server was lost during {}", phase);
+  } else if (killed) {
     outcome.check = Check::timeout;
     outcome.message =
         fmt::format("{} took longer than {} ms; killed", phase,

@@ -191,6 +191,19 @@ TEST_F(CpuEvaluatorTest, SegfaultIsAFaultAndTheNextEvaluationWorks) {
   EXPECT_EQ(next.check, Check::ok) << next.message;
 }
 
+TEST_F(CpuEvaluatorTest, ACandidateThatKillsItsServerIsAFault) {
+  CpuEvaluator evaluator(options());
+  auto problem = axpy_problem();
+  Evaluation result =
+      evaluator.evaluate(c_code("#include <signal.h>\n#include <unistd.h>\n"
+                                "void k(void** p) { (void)p; kill(getppid(), SIGKILL); pause(); }",
+                                "k"),
+                         problem);
+  EXPECT_EQ(result.check, Check::fault);
+  EXPECT_NE(result.message.find("run server was lost"), std::string::npos) << result.message;
+  EXPECT_EQ(evaluator.evaluate(c_code(kAxpy, "axpy"), problem).check, Check::ok);
+}
+
 TEST_F(CpuEvaluatorTest, InfiniteLoopTimesOut) {
   CpuEvaluator evaluator(options());
   auto start = std::chrono::steady_clock::now();
@@ -252,6 +265,8 @@ TEST_F(CpuEvaluatorTest, SecondEvaluationHitsTheCache) {
 TEST_F(CpuEvaluatorTest, CompilesConcurrentlyOnThePool) {
   auto opts = options();
   opts.compile_threads = 4;
+  // Measuring the first candidate would otherwise hold back the compilers not yet started.
+  opts.pause_compilation_while_measuring = false;
   CpuEvaluator evaluator(opts);
   auto problem = axpy_problem();
   std::vector<std::future<Evaluation>> futures;
@@ -275,8 +290,11 @@ TEST_F(CpuEvaluatorTest, RepetitionsAdaptToTheBudgetAndLongRunsAreTimed) {
   opts.plan.budget = milliseconds(100);
   CpuEvaluator evaluator(opts);
   auto problem = axpy_problem();
-  // A fast kernel repeats up to max_runs within the budget.
-  Evaluation fast = evaluator.evaluate(c_code(kAxpy, "axpy"), problem);
+  // A fast kernel repeats up to max_runs within the budget. Single-threaded, so that a busy
+  // machine cannot stall it at an OpenMP barrier.
+  std::string sequential = kAxpy;
+  sequential.erase(sequential.find("#pragma"), std::string("#pragma omp parallel for").size());
+  Evaluation fast = evaluator.evaluate(c_code(sequential, "axpy"), problem);
   ASSERT_EQ(fast.check, Check::ok) << fast.message;
   EXPECT_EQ(fast.runs, 50);
   // A run over a second: one timed run after the warm-up, timed to the nanosecond.
@@ -288,7 +306,7 @@ TEST_F(CpuEvaluatorTest, RepetitionsAdaptToTheBudgetAndLongRunsAreTimed) {
   EXPECT_EQ(long_run.runs, 1);
   ASSERT_TRUE(long_run.time_ns);
   EXPECT_GE(*long_run.time_ns, 1.2e9);
-  EXPECT_LT(*long_run.time_ns, 1.6e9);
+  EXPECT_LT(*long_run.time_ns, 2.0e9);
 }
 
 TEST_F(CpuEvaluatorTest, TheCallerNeverLoadsCandidateCode) {

@@ -1,0 +1,92 @@
+#include "device/c_compiler.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <future>
+#include <thread>
+
+#include "device/evaluator.h"
+
+namespace sculpt::device {
+namespace {
+
+using namespace std::chrono_literals;
+
+class CCompilerTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = testing::TempDir() + "sculpt-compiler-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // A stand-in compiler: answers --version, waits `seconds`, then writes an empty object.
+  std::string fake_compiler(const std::string& seconds) {
+    auto path = dir_ / "fake-cc";
+    std::ofstream(path) << "#!/bin/sh\n"
+                           "if [ \"$1\" = --version ]; then echo fake-cc 1.0; exit 0; fi\n"
+                           "for a; do [ \"$prev\" = -o ] && out=$a; prev=$a; done\n"
+                           "sleep "
+                        << seconds << "\n: > \"$out\"\n";
+    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+    return path.string();
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(CCompilerTest, CompilesIntoTheCacheFolder) {
+  CCompiler compiler("", {"-O3", "-fPIC", "-shared"}, dir_ / "cache", 60s);
+  auto result = compiler.compile("int answer(void) { return 42; }\n");
+  ASSERT_TRUE(result.object) << result.log;
+  EXPECT_EQ(result.object->parent_path(), dir_ / "cache");
+  EXPECT_TRUE(std::filesystem::exists(*result.object));
+  EXPECT_FALSE(result.cache_hit);
+  EXPECT_TRUE(compiler.compile("int answer(void) { return 42; }\n").cache_hit);
+  EXPECT_FALSE(compiler.compile("int answer(void) { return 43; }\n").cache_hit);
+}
+
+TEST_F(CCompilerTest, CompilerThatHangsIsKilledAfterTheTimeout) {
+  CCompiler compiler(fake_compiler("30"), {}, dir_ / "cache", 300ms);
+  auto start = std::chrono::steady_clock::now();
+  auto result = compiler.compile("int x;");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_FALSE(result.object);
+  EXPECT_NE(result.log.find("did not finish within 300 ms"), std::string::npos) << result.log;
+  EXPECT_EQ(compiler.stats().errors, 1);
+}
+
+TEST_F(CCompilerTest, PauseHoldsBackCompilationUntilResumed) {
+  CCompiler compiler("", {"-fPIC", "-shared"}, dir_ / "cache", 60s);
+  compiler.pause();
+  auto result = std::async(std::launch::async, [&] { return compiler.compile("int x;\n"); });
+  EXPECT_EQ(result.wait_for(300ms), std::future_status::timeout);
+  compiler.resume();
+  EXPECT_TRUE(result.get().object);
+}
+
+TEST_F(CCompilerTest, TimePausedDoesNotCountAgainstTheTimeout) {
+  CCompiler compiler(fake_compiler("0.5"), {}, dir_ / "cache", 1000ms);
+  auto start = std::chrono::steady_clock::now();
+  auto result = std::async(std::launch::async, [&] { return compiler.compile("int x;\n"); });
+  std::this_thread::sleep_for(100ms);
+  compiler.pause();
+  std::this_thread::sleep_for(1500ms);
+  compiler.resume();
+  auto compiled = result.get();
+  EXPECT_TRUE(compiled.object) << compiled.log;
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 1600ms);
+}
+
+TEST_F(CCompilerTest, CompilerThatDoesNotRunIsADeviceError) {
+  EXPECT_THROW(CCompiler("/nonexistent/cc", {}, dir_, 1s), DeviceError);
+  auto not_a_folder = dir_ / "file";
+  std::ofstream(not_a_folder) << "x";
+  EXPECT_THROW(CCompiler("", {}, not_a_folder / "cache", 10s), DeviceError);
+}
+
+}  // namespace
+}  // namespace sculpt::device
