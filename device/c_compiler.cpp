@@ -57,6 +57,17 @@ bool write_atomically(const std::filesystem::path& path, const std::string& text
   return !error;
 }
 
+// The processor's model name: with -march=native, objects built on another model (a cache folder
+// shared between machines) could use instructions this one lacks.
+std::string processor_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.starts_with("model name")) return line;
+  }
+  return {};
+}
+
 }  // namespace
 
 CCompiler::CCompiler(std::string compiler, std::vector<std::string> flags,
@@ -77,6 +88,7 @@ CCompiler::CCompiler(std::string compiler, std::vector<std::string> flags,
         compiler_, probe ? ": " + probe->output : ""));
   }
   version_ = probe->output.substr(0, probe->output.find('\n'));
+  processor_ = processor_model();
   std::error_code error;
   std::filesystem::create_directories(cache_dir_, error);
   if (error) {
@@ -199,6 +211,7 @@ CCompiler::Result CCompiler::compile(const std::string& source) {
   hash.add("sculpt-cpu-1");
   hash.add(compiler_);
   hash.add(version_);
+  hash.add(processor_);
   for (const auto& flag : flags_) hash.add(flag);
   hash.add(source);
   auto object = cache_dir_ / (hash.hex() + ".so");

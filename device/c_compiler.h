@@ -74,6 +74,8 @@ class CCompiler {
   std::chrono::milliseconds timeout_;
   /// First line of `compiler --version`, part of the cache key: an upgrade invalidates it.
   std::string version_;
+  /// Processor model name, part of the cache key because of -march=native.
+  std::string processor_;
 
   std::mutex mutex_;
   std::condition_variable resumed_;
