@@ -241,8 +241,8 @@ void ForkServer::run_child(int messages, const Command& command) {
     _exit(0);
   }
 
-  // The warm-up run also starts OpenMP's threads and faults the pages in; its results are the
-  // ones checked, since later runs of an inout kernel start from restored inputs anyway.
+  // The warm-up run also starts OpenMP's threads and faults the pages in. Its results are the
+  // ones checked, copied aside because the timed runs overwrite them.
   std::int64_t start = now_ns();
   entry(params_.data());
   std::int64_t elapsed = now_ns() - start;
