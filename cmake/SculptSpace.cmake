@@ -1,2 +1,43 @@
-# sculpt_add_space(<target> FILES <a.space> ...) is defined by spacegen/ once the generator
-# lands; this file is kept as the place the build looks it up.
+# sculpt_add_space(<target> FILES <root.space> [included.space ...] NAMESPACE <ns>
+#                  BACKBONE_TYPE "<C++ type of $fun>" [NEW_OBJS_TYPE "<type of $new>"]
+#                  [HEADERS <headers the host code needs> ...])
+# Runs spacegen on the root file at build time (the other files are its includes, listed as
+# dependencies) into ${CMAKE_CURRENT_BINARY_DIR}/generated/<target>/ and builds the library
+# <target>. Users include "generated/<target>/space.h". A bad .space file fails the build
+# with located diagnostics.
+function(sculpt_add_space target)
+  cmake_parse_arguments(S "" "NAMESPACE;BACKBONE_TYPE;NEW_OBJS_TYPE" "FILES;HEADERS" ${ARGN})
+  if(NOT S_FILES OR NOT S_NAMESPACE OR NOT S_BACKBONE_TYPE)
+    message(FATAL_ERROR "sculpt_add_space(${target}) needs FILES, NAMESPACE and BACKBONE_TYPE")
+  endif()
+  if(NOT TARGET spacegen)
+    message(FATAL_ERROR "sculpt_add_space(${target}) needs the spacegen tool (spacedsl missing?)")
+  endif()
+  set(sources)
+  foreach(file ${S_FILES})
+    get_filename_component(abs ${file} ABSOLUTE)
+    list(APPEND sources ${abs})
+  endforeach()
+  list(GET sources 0 root)
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/generated/${target})
+  set(headers ${out}/domains.h ${out}/space.h)
+  set(cpp ${out}/decision_vector.cpp ${out}/propagators.cpp ${out}/counters.cpp
+          ${out}/triggers.cpp)
+  set(args)
+  foreach(header ${S_HEADERS})
+    list(APPEND args --header ${header})
+  endforeach()
+  if(S_NEW_OBJS_TYPE)
+    list(APPEND args --new-objs-type ${S_NEW_OBJS_TYPE})
+  endif()
+  add_custom_command(
+    OUTPUT ${headers} ${cpp}
+    COMMAND spacegen ${root} --out ${out} --namespace ${S_NAMESPACE}
+            --backbone-type ${S_BACKBONE_TYPE} ${args}
+    DEPENDS ${sources} spacegen
+    COMMENT "spacegen ${target}"
+    VERBATIM)
+  add_library(${target} ${cpp} ${headers})
+  target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_BINARY_DIR})
+  target_link_libraries(${target} PUBLIC sculpt_spacegen_runtime)
+endfunction()

@@ -677,26 +677,26 @@ class Generator {
     w.line();
     w.line("#include \"spacegen/runtime/domain.h\"");
     w.line();
-    w.open("namespace " + o_.ns);
+    w.line("namespace " + o_.ns + " {");
     w.line();
-    w.open("namespace set_id");
+    w.line("namespace set_id {");
     for (SetId s = 0; s < m_.sets.size(); ++s) {
       w.line("inline constexpr std::uint32_t " + m_.sets[s].name + " = " + std::to_string(s) + ";");
     }
-    w.close("  // namespace set_id");
+    w.line("}  // namespace set_id");
     w.line();
-    w.open("namespace choice_id");
+    w.line("namespace choice_id {");
     for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
       w.line("inline constexpr std::uint32_t " + cname(c) + " = " + std::to_string(c) + ";");
     }
-    w.close("  // namespace choice_id");
+    w.line("}  // namespace choice_id");
     w.line();
-    w.open("namespace values");
+    w.line("namespace values {");
     for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
       const auto& choice = m_.choices[c];
       if (choice.kind != ChoiceKind::Enum) continue;
       if (!choice.doc.empty()) w.comment(choice.doc, "/// ");
-      w.open("namespace " + choice.name);
+      w.line("namespace " + choice.name + " {");
       for (std::size_t v = 0; v < choice.values.size(); ++v) {
         if (!choice.values[v].doc.empty()) w.comment(choice.values[v].doc, "/// ");
         w.line("inline constexpr sculpt::spacegen::ValueSet " + choice.values[v].name + " = " +
@@ -708,11 +708,11 @@ class Generator {
                hex(alias.values) + ";");
       }
       w.line("inline constexpr sculpt::spacegen::ValueSet ALL = " + hex(full_mask(c)) + ";");
-      w.close("  // namespace " + choice.name);
+      w.line("}  // namespace " + choice.name);
     }
-    w.close("  // namespace values");
+    w.line("}  // namespace values");
     w.line();
-    w.close("  // namespace " + o_.ns);
+    w.line("}  // namespace " + o_.ns);
     return w.text();
   }
 
@@ -745,7 +745,7 @@ class Generator {
     w.line("#include \"domains.h\"");
     w.line("#include \"spacegen/runtime/candidate.h\"");
     w.line();
-    w.open("namespace " + o_.ns);
+    w.line("namespace " + o_.ns + " {");
     w.line();
     w.line("using sculpt::spacegen::Interval;");
     w.line("using sculpt::spacegen::ObjectId;");
@@ -880,7 +880,7 @@ class Generator {
     w.line("  std::shared_ptr<Backbone> fun_;");
     w.close(";");
     w.line();
-    w.close("  // namespace " + o_.ns);
+    w.line("}  // namespace " + o_.ns);
     return w.text();
   }
 
@@ -923,7 +923,7 @@ class Generator {
     w.line("#include \"space.h\"");
     w.line("#include \"support/check.h\"");
     w.line();
-    w.open("namespace " + o_.ns);
+    w.line("namespace " + o_.ns + " {");
     w.line();
     w.line("using namespace sculpt::spacegen;  // NOLINT: generated code");
     w.line();
@@ -932,7 +932,7 @@ class Generator {
     emit_layout(w);
     emit_accessors(w);
     emit_dispatch(w);
-    w.close("  // namespace " + o_.ns);
+    w.line("}  // namespace " + o_.ns);
     return w.text();
   }
 
@@ -1058,9 +1058,8 @@ class Generator {
     w.line("return std::make_shared<const Layout>(builder.finish());");
     w.close();
     w.line();
-    w.open("Candidate::Candidate(std::shared_ptr<Backbone> fun, std::shared_ptr<const Layout> layout)");
-    w.line(": CandidateBase(std::move(layout)), fun_(std::move(fun)) {}");
-    w.close();
+    w.line("Candidate::Candidate(std::shared_ptr<Backbone> fun, std::shared_ptr<const Layout> layout)");
+    w.line("    : CandidateBase(std::move(layout)), fun_(std::move(fun)) {}");
     w.line();
     w.open("std::unique_ptr<CandidateBase> Candidate::clone() const");
     w.line("return std::make_unique<Candidate>(*this);");
@@ -1137,8 +1136,18 @@ class Generator {
       std::string id = choice_id(c);
       w.comment("Choice " + name + " (" + loc_string(choice.loc) + ").");
       w.open("std::size_t Candidate::index_" + name + "(" + id_params(n) + ") const");
-      w.line("const ObjectId ids[] = {" + (n ? id_list(n) : std::string("0")) + "};");
-      w.line("return layout_->index(" + id + ", ids);");
+      if (triangular(c)) {
+        w.line("return std::size_t{a1} * (a1 - 1) / 2 + a0;");
+      } else if (n == 0) {
+        w.line("return 0;");
+      } else {
+        std::string expr = "std::size_t{a0}";
+        for (std::size_t i = 1; i < n; ++i) {
+          expr = "(" + expr + ") * caps[" + std::to_string(i) + "] + a" + std::to_string(i);
+        }
+        if (n > 1) w.line("const auto& caps = layout_->choices[" + id + "].caps;");
+        w.line("return " + expr + ";");
+      }
       w.close();
       if (antisymmetric(c)) {
         w.open("ValueSet Candidate::flip_" + name + "(ValueSet values)");
@@ -1183,6 +1192,7 @@ class Generator {
           w.line("return changed_" + name + "(" + id_list(n) + (n ? ", " : "") + "old);");
           w.close();
           w.open("Status Candidate::changed_" + name + "(" + id_params_comma(n) + "ValueSet old)");
+          w.line("(void)old;");
           emit_counter_hooks(w, c, "old");
           w.line("enqueue(" + id + ", " + index_expr(c, n) + ");");
           w.line("return Status::Ok;");
@@ -1223,6 +1233,7 @@ class Generator {
           }
           w.open("Status Candidate::changed_" + name + "(" + id_params_comma(n) +
                  "Interval old, Origin origin)");
+          w.line("(void)old;");
           w.open("if (domain_" + name + "(" + id_list(n) + ").empty())");
           w.line("const ObjectId ids[] = {" + (n ? id_list(n) : std::string("0")) + "};");
           w.line("return fail(origin, " + id + ", ids);");
@@ -1251,6 +1262,7 @@ class Generator {
                  "const CounterState& s)");
           w.line("const std::size_t index = " + index_expr(c, n) + ";");
           w.line("const Interval old = counter_state(" + id + ", index).value();");
+          w.line("(void)old;");
           w.line("set_counter_state(" + id + ", index, s);");
           w.open("if (s.value().empty())");
           w.line("const ObjectId ids[] = {" + (n ? id_list(n) : std::string("0")) + "};");
@@ -1422,13 +1434,13 @@ class Generator {
     w.line("// choice's instance changes, and the quotient sets' representative choices.");
     w.line("#include \"space.h\"");
     w.line();
-    w.open("namespace " + o_.ns);
+    w.line("namespace " + o_.ns + " {");
     w.line();
     w.line("using namespace sculpt::spacegen;  // NOLINT: generated code");
     w.line();
     for (std::size_t i = 0; i < constraints_.size(); ++i) emit_constraint(w, i);
     for (std::size_t q = 0; q < quotients_.size(); ++q) emit_quotient(w, q);
-    w.close("  // namespace " + o_.ns);
+    w.line("}  // namespace " + o_.ns);
     return w.text();
   }
 
@@ -1640,12 +1652,12 @@ class Generator {
     w.line();
     w.line("#include \"space.h\"");
     w.line();
-    w.open("namespace " + o_.ns);
+    w.line("namespace " + o_.ns + " {");
     w.line();
     w.line("using namespace sculpt::spacegen;  // NOLINT: generated code");
     w.line();
     for (std::size_t i = 0; i < counters_.size(); ++i) emit_counter(w, i);
-    w.close("  // namespace " + o_.ns);
+    w.line("}  // namespace " + o_.ns);
     return w.text();
   }
 
@@ -1769,7 +1781,7 @@ class Generator {
     w.line("// are instantiated by instantiate_new_objects().");
     w.line("#include \"space.h\"");
     w.line();
-    w.open("namespace " + o_.ns);
+    w.line("namespace " + o_.ns + " {");
     w.line();
     w.line("using namespace sculpt::spacegen;  // NOLINT: generated code");
     w.line();
@@ -1799,7 +1811,7 @@ class Generator {
     w.close();
     w.close();
     w.line();
-    w.close("  // namespace " + o_.ns);
+    w.line("}  // namespace " + o_.ns);
     return w.text();
   }
 
