@@ -18,6 +18,10 @@
 //   b.store(C, {M, N}, c);
 //   Kernel kernel = std::move(b).finish();
 //
+// Instructions get their ids in creation order: build operations in separate statements where
+// several operands create instructions (C++ leaves the order of argument evaluation open, and
+// ids must not depend on the compiler).
+//
 // Misuse of the builder (an unknown dim, a value read where it is not defined) is a bug in the
 // kernel definition and fails a SCULPT_CHECK.
 #include <cstdint>

@@ -180,6 +180,35 @@ std::optional<LoopId> Kernel::loop_of(InstId id, LogicalDimId logical) const {
   return std::nullopt;
 }
 
+std::vector<LoopId> Kernel::storage_loops(InstId id) const {
+  std::vector<LoopId> loops;
+  const std::vector<LoopId>& reduced = inst(id).reduction_loops();
+  for (LoopId loop : inst(id).loops) {
+    if (std::find(reduced.begin(), reduced.end(), loop) == reduced.end()) loops.push_back(loop);
+  }
+  return loops;
+}
+
+std::vector<LoopId> Kernel::value_index_loops(InstId producer, InstId reader,
+                                              CommId comm_id) const {
+  const std::vector<LoopId>& reader_loops = inst(reader).loops;
+  std::vector<LoopId> index_loops;
+  for (LoopId loop : storage_loops(producer)) {
+    if (std::find(reader_loops.begin(), reader_loops.end(), loop) != reader_loops.end()) {
+      index_loops.push_back(loop);
+      continue;
+    }
+    SCULPT_CHECK(comm_id.valid()) << inst(reader).name << " reads " << inst(producer).name
+                                  << " outside of its loop L" << loop.value;
+    const auto& pairs = comm(comm_id).loop_pairs;
+    auto it = std::find_if(pairs.begin(), pairs.end(),
+                           [&](const auto& pair) { return pair.first == loop; });
+    SCULPT_CHECK(it != pairs.end()) << "loop L" << loop.value << " is not communicated";
+    index_loops.push_back(it->second);
+  }
+  return index_loops;
+}
+
 DimId Kernel::merged_representative(DimId id) const {
   while (merged_parent_[id.value] != id) id = merged_parent_[id.value];
   return id;

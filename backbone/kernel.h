@@ -270,6 +270,13 @@ class Kernel {
   /// The instruction's loop of a logical dimension, if it has one.
   std::optional<LoopId> loop_of(InstId id, LogicalDimId logical) const;
 
+  /// Loops indexing an instruction's value: its loops but the ones it reduces over (a reduction
+  /// keeps one accumulator per iteration of the others).
+  std::vector<LoopId> storage_loops(InstId id) const;
+  /// For each storage loop of `producer`, the loop of `reader` holding the same index: the loop
+  /// itself when both sit in it, else its partner in `comm`.
+  std::vector<LoopId> value_index_loops(InstId producer, InstId reader, CommId comm) const;
+
   /// The default program: top-level nodes, and the body of each loop, in program order.
   const std::vector<ProgramNode>& body() const { return body_; }
   const std::vector<ProgramNode>& body(LoopId loop) const { return loop_bodies_[loop.value]; }

@@ -31,7 +31,7 @@ class Interpreter {
     storage_.resize(kernel.inst_capacity());
     for (const Instruction* inst : kernel.instructions()) {
       int64_t size = 1;
-      for (LoopId loop : storage_loops(*inst)) {
+      for (LoopId loop : kernel.storage_loops(inst->id)) {
         size *= kernel.logical_dim(kernel.loop(loop).logical).size;
       }
       storage_[inst->id.value].assign(static_cast<size_t>(size), 0.0);
@@ -59,30 +59,8 @@ class Interpreter {
   }
 
  private:
-  std::vector<LoopId> storage_loops(const Instruction& inst) const {
-    std::vector<LoopId> loops;
-    const std::vector<LoopId>& reduced = inst.reduction_loops();
-    for (LoopId loop : inst.loops) {
-      if (std::find(reduced.begin(), reduced.end(), loop) == reduced.end()) loops.push_back(loop);
-    }
-    return loops;
-  }
-
-  ValueRead read_of(InstId producer, const Instruction& reader, CommId comm_id) const {
-    ValueRead read{producer, {}};
-    for (LoopId loop : storage_loops(kernel_.inst(producer))) {
-      LoopId source = loop;
-      if (std::find(reader.loops.begin(), reader.loops.end(), loop) == reader.loops.end()) {
-        SCULPT_CHECK(comm_id.valid()) << reader.name << " reads outside of its producer's loops";
-        const auto& pairs = kernel_.comm(comm_id).loop_pairs;
-        auto it = std::find_if(pairs.begin(), pairs.end(),
-                               [&](const auto& pair) { return pair.first == loop; });
-        SCULPT_CHECK(it != pairs.end()) << "loop L" << loop.value << " is not communicated";
-        source = it->second;
-      }
-      read.index_loops.push_back(source);
-    }
-    return read;
+  ValueRead read_of(InstId producer, const Instruction& reader, CommId comm) const {
+    return ValueRead{producer, kernel_.value_index_loops(producer, reader.id, comm)};
   }
 
   int64_t flat_index(const std::vector<LoopId>& storage_loops,
@@ -96,9 +74,8 @@ class Interpreter {
   }
 
   double& value_at(const ValueRead& read) {
-    const Instruction& producer = kernel_.inst(read.producer);
-    return storage_[read.producer.value]
-                   [static_cast<size_t>(flat_index(storage_loops(producer), read.index_loops))];
+    const std::vector<LoopId> loops = kernel_.storage_loops(read.producer);
+    return storage_[read.producer.value][static_cast<size_t>(flat_index(loops, read.index_loops))];
   }
 
   int64_t affine(const Instruction& inst, const AffineExpr& expr) const {

@@ -12,7 +12,9 @@ Kernel build_axpy(const Sizes& sizes) {
   Array Y = b.array("y", ElemType::kF32, {n}, MemRegion::Kind::kInput);
   Array Z = b.array("z", ElemType::kF32, {n}, MemRegion::Kind::kOutput);
   Dim N = b.dim("n", n, Tiling{{Tiling::range(2, 1024), Tiling::range(2, 4)}});
-  b.store(Z, {N}, b.fma(alpha, b.load(X, {N}), b.load(Y, {N})));
+  Value x = b.load(X, {N});
+  Value y = b.load(Y, {N});
+  b.store(Z, {N}, b.fma(alpha, x, y));
   return std::move(b).finish();
 }
 
