@@ -2,10 +2,14 @@
 
 namespace sculpt::explorer {
 
-std::vector<Command> add_commands(CLI::App& /*sculpt*/) {
+Command add_kernels_command(CLI::App& sculpt);  // command_kernels.cpp
+
+std::vector<Command> add_commands(CLI::App& sculpt) {
   // Subcommands (kernels, estimate, search, replay, report, characterize) register here as
   // the stages they need land.
-  return {};
+  std::vector<Command> commands;
+  commands.push_back(add_kernels_command(sculpt));
+  return commands;
 }
 
 }  // namespace sculpt::explorer

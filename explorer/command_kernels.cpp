@@ -1,0 +1,115 @@
+// `sculpt kernels`: the kernel zoo. Without arguments, one line per kernel with its sizes and
+// their defaults; with a kernel name, its signature at the given (or default) sizes, and on
+// request its backbone and its dependences.
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "backbone/dependences.h"
+#include "backbone/zoo/zoo.h"
+#include "explorer/command.h"
+
+namespace sculpt::explorer {
+namespace {
+
+struct KernelsOptions {
+  std::string name;
+  std::string size;
+  bool backbone = false;
+  bool dependences = false;
+};
+
+std::string size_names(const backbone::KernelInfo& info) {
+  std::string names;
+  for (const backbone::SizeSpec& spec : info.sizes) names += (names.empty() ? "" : "x") + spec.name;
+  return names;
+}
+
+void list_kernels() {
+  fmt::print("{:<18} {:<8} {:<16} {}\n", "kernel", "sizes", "default", "computes");
+  for (const backbone::KernelInfo& info : backbone::kernel_zoo()) {
+    fmt::print("{:<18} {:<8} {:<16} {}\n", info.name, size_names(info),
+               backbone::format_sizes(backbone::default_sizes(info.sizes)), info.description);
+  }
+}
+
+std::string shape(const backbone::MemRegion& mem) {
+  std::string out;
+  for (int64_t extent : mem.extents) out += (out.empty() ? "" : " x ") + std::to_string(extent);
+  return out;
+}
+
+void describe(const backbone::KernelInfo& info, const backbone::Sizes& sizes,
+              const KernelsOptions& options) {
+  const backbone::Kernel kernel = info.build(sizes);
+  fmt::print("{}: {}\n", info.name, info.description);
+  fmt::print("sizes ({}): {}  [default {}, tests {}]\n", size_names(info), sizes.to_string(),
+             backbone::format_sizes(backbone::default_sizes(info.sizes)),
+             backbone::format_sizes(backbone::test_sizes(info.sizes)));
+  fmt::print("parameters:\n");
+  for (const backbone::Parameter& param : kernel.params()) {
+    using Kind = backbone::Parameter::Kind;
+    const std::string_view type = backbone::elem_type_name(param.type);
+    if (param.kind == Kind::kSize) {
+      fmt::print("  {:<8} size   {} = {}\n", param.name, type, param.size_value);
+    } else if (param.kind == Kind::kScalar) {
+      fmt::print("  {:<8} scalar {}\n", param.name, type);
+    } else {
+      const backbone::MemRegion& mem = kernel.mem(param.mem);
+      const char* role = mem.kind == backbone::MemRegion::Kind::kInput    ? "input"
+                         : mem.kind == backbone::MemRegion::Kind::kOutput ? "output"
+                                                                          : "in-out";
+      fmt::print("  {:<8} array  {}[{}] {}, {} elements\n", param.name, type, shape(mem), role,
+                 mem.num_elements());
+    }
+  }
+  fmt::print("objects: {} instructions, {} dimensions ({} static), {} dim mappings; with "
+             "lowerings up to {} instructions, {} memory regions\n",
+             kernel.instructions().size(), kernel.dim_capacity(), kernel.static_dims().size(),
+             kernel.mapping_capacity(), kernel.inst_capacity(), kernel.mem_capacity());
+  if (options.backbone) fmt::print("\n{}", kernel.to_string());
+  if (options.dependences) {
+    fmt::print("\n{}", backbone::compute_dependences(kernel).to_string(kernel));
+  }
+}
+
+int run_kernels(const KernelsOptions& options) {
+  if (options.name.empty()) {
+    if (!options.size.empty() || options.backbone || options.dependences) {
+      std::fputs("sculpt kernels: --size, --backbone and --dependences need a kernel name\n",
+                 stderr);
+      return kExitUsage;
+    }
+    list_kernels();
+    return kExitOk;
+  }
+  const backbone::KernelInfo* info = backbone::find_kernel(options.name);
+  if (!info) {
+    std::string names;
+    for (const backbone::KernelInfo& k : backbone::kernel_zoo()) names += " " + k.name;
+    fmt::print(stderr, "sculpt kernels: unknown kernel '{}' (known:{})\n", options.name, names);
+    return kExitUsage;
+  }
+  const backbone::SizeParse parse = backbone::parse_sizes(options.size, info->sizes);
+  if (!parse.ok()) {
+    fmt::print(stderr, "sculpt kernels: --size: {}\n", parse.error);
+    return kExitUsage;
+  }
+  describe(*info, parse.sizes, options);
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_kernels_command(CLI::App& sculpt) {
+  auto options = std::make_shared<KernelsOptions>();
+  CLI::App* app = sculpt.add_subcommand("kernels", "List the kernel zoo, or describe one kernel");
+  app->add_option("name", options->name, "Kernel to describe");
+  app->add_option("--size", options->size, "Problem size, e.g. 1024x1024x1024 (default sizes)");
+  app->add_flag("--backbone", options->backbone, "Print the kernel's backbone");
+  app->add_flag("--dependences", options->dependences,
+                "Print the dependences computed with isl and what they allow");
+  return Command{app, [options] { return run_kernels(*options); }};
+}
+
+}  // namespace sculpt::explorer
