@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 // Bounds on what one space may read, so that no input can exhaust memory or stack.
 constexpr int kMaxIncludeDepth = 64;
-constexpr std::uintmax_t kMaxFileSize = std::uintmax_t{64} << 20;
+constexpr std::uintmax_t kMaxFileSize = std::uintmax_t{4} << 20;
 
 /// Reads the root file and, depth first in include order, every file it includes (each once).
 class Loader {

@@ -195,14 +195,13 @@ SCULPT_RULE(item, ast::Item,
 const auto name_text_def = !reserved >> x3::raw[x3::lexeme[ident_start >> *ident_char]][set_text];
 const auto var_text_def = x3::lexeme['$' >> x3::raw[ident_start >> *ident_char][set_text]];
 const auto host_code_text_def =
-    x3::lexeme['"' >>
-               x3::raw[*(('\\' >> (x3::char_ - x3::eol)) |
-                         (x3::char_ - '"' - '\\' - x3::eol))][set_raw] > closing_quote];
+    x3::lexeme[('"' >> x3::raw[*(('\\' >> (x3::char_ - x3::eol)) |
+                                 (x3::char_ - '"' - '\\' - x3::eol))][set_raw]) > closing_quote];
 const auto closing_quote_def = x3::lit('"');
 const auto var_decl_def = var > kw_in > name > -('(' > var > ')');
 const auto arg_decls_def = '(' > -(var_decl % ',') > ')';
 
-const auto choice_ref_def = name >> '(' > -(var % ',') > ')';
+const auto choice_ref_def = (name >> '(') > -(var % ',') > ')';
 const auto value_list_def = name % '|';
 const auto is_test_def = (kw_is >> x3::matches[kw_not]) > value_list;
 const auto compare_op_def = x3::string("<=") | x3::string(">=") | x3::string("==") |
@@ -224,7 +223,7 @@ const auto requirement_def = *forall_head > clauses;
 
 const auto include_text_def =
     (kw_include > host_code)[([](auto& ctx) { x3::_val(ctx).path = x3::_attr(ctx); })];
-const auto host_field_def = name >> '=' > host_code;
+const auto host_field_def = (name >> '=') > host_code;
 const auto disjoint_field_text_def = (kw_disjoint > ':' > (name % ','))[(
     [](auto& ctx) { x3::_val(ctx).sets = std::move(x3::_attr(ctx)); })];
 const auto reverse_field_def = kw_reverse > kw_forall > var_decl > '=' > host_code;
@@ -239,7 +238,7 @@ const auto quotient_decl_def = kw_quotient > name > -('(' > var_decl > ')') > kw
 const auto requires_clause_def = kw_requires > requirement;
 const auto value_decl_def = kw_value > name > ':' > *requires_clause;
 const auto alias_decl_def = kw_alias > name > '=' > value_list > ':' > *requires_clause;
-const auto mapping_def = name >> "->" > name;
+const auto mapping_def = (name >> "->") > name;
 const auto mappings_def = +mapping;
 const auto antisymmetric_text_def = (kw_antisymmetric > ':' > mappings)[(
     [](auto& ctx) { x3::_val(ctx).mappings = std::move(x3::_attr(ctx)); })];

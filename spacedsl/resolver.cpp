@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -111,6 +112,7 @@ class Resolver {
     resolve_choice_bodies();
     resolve_items();
     check_counter_cycles();
+    report_sorted();
     if (diags_.has_errors()) return std::nullopt;
     return std::move(model_);
   }
@@ -136,7 +138,25 @@ class Resolver {
     return file.location(offset);
   }
   void error(const SourceFile& file, std::size_t offset, std::string message) {
-    report(diags_, file, offset, std::move(message));
+    report(found_, file, offset, std::move(message));
+  }
+
+  /// Hands the errors over in source order (files in load order), whatever check found them.
+  void report_sorted() {
+    auto file_index = [&](const std::string& name) {
+      for (std::size_t i = 0; i < files_.size(); ++i) {
+        if (files_[i].source->name() == name) return i;
+      }
+      return files_.size();
+    };
+    std::vector<Diagnostic> errors = found_.errors();
+    std::stable_sort(errors.begin(), errors.end(), [&](const Diagnostic& a, const Diagnostic& b) {
+      return std::tuple(file_index(a.loc.file), a.loc.line, a.loc.column) <
+             std::tuple(file_index(b.loc.file), b.loc.line, b.loc.column);
+    });
+    for (Diagnostic& d : errors) {
+      diags_.error(std::move(d.loc), std::move(d.message), std::move(d.source_line));
+    }
   }
   /// `line:column` of an earlier declaration, with its file when it is another one.
   static std::string where(const SourceFile& here, const SourceLocation& l) {
@@ -633,28 +653,28 @@ class Resolver {
     }
   }
 
+  /// Reports each `subsetof` cycle once, at its set with the lowest id, and breaks it there.
   void check_superset_cycles() {
-    for (SetId id = 0; id < model_.sets.size(); ++id) {
-      // Report a cycle once, at the set of the cycle with the lowest id.
-      SetId current = id;
-      bool cycle = false;
-      SetId lowest = id;
-      for (std::size_t steps = 0; steps < model_.sets.size(); ++steps) {
-        if (!model_.sets[current].superset) break;
-        current = *model_.sets[current].superset;
-        lowest = std::min(lowest, current);
-        if (current == id) {
-          cycle = true;
-          break;
-        }
+    enum class State : std::uint8_t { Unvisited, OnPath, Done };
+    std::vector<State> state(model_.sets.size(), State::Unvisited);
+    for (SetId root = 0; root < model_.sets.size(); ++root) {
+      std::vector<SetId> path;
+      std::optional<SetId> current = root;
+      while (current && state[*current] == State::Unvisited) {
+        state[*current] = State::OnPath;
+        path.push_back(*current);
+        current = model_.sets[*current].superset;
       }
-      if (cycle && lowest == id) {
-        const SetSource& source = set_sources_[id];
+      if (current && state[*current] == State::OnPath) {
+        auto first = std::find(path.begin(), path.end(), *current);
+        SetId lowest = *std::min_element(first, path.end());
+        const SetSource& source = set_sources_[lowest];
         std::size_t offset = source.set ? source.set->name.offset : source.quotient->name.offset;
         error(*source.file, offset,
-              "set '" + model_.sets[id].name + "' is its own superset through 'subsetof'");
-        model_.sets[id].superset.reset();
+              "set '" + model_.sets[lowest].name + "' is its own superset through 'subsetof'");
+        model_.sets[lowest].superset.reset();
       }
+      for (SetId id : path) state[id] = State::Done;
     }
   }
 
@@ -930,7 +950,7 @@ class Resolver {
 
   /// A counter may not count itself, directly or through other counters.
   void check_counter_cycles() {
-    if (diags_.has_errors()) return;
+    if (found_.has_errors()) return;
     std::size_t n = model_.choices.size();
     std::vector<int> state(n, 0);  // 0 unvisited, 1 on the path, 2 done
     for (ChoiceId root = 0; root < n; ++root) {
@@ -946,7 +966,7 @@ class Resolver {
         }
         if (next && state[*next] == 1) {
           const Choice& c = model_.choices[current];
-          diags_.error(c.counter->value.choice->loc,
+          found_.error(c.counter->value.choice->loc,
                        "counter '" + c.name + "' depends on itself through its value",
                        source_line(c.counter->value.choice->loc));
           state[current] = 2;
@@ -1025,6 +1045,7 @@ class Resolver {
 
   const std::vector<ParsedFile>& files_;
   Diagnostics& diags_;
+  Diagnostics found_;  // this pass's errors, in the order the checks found them
   Model model_;
   std::unordered_map<std::string, SetId> set_ids_;
   std::unordered_map<std::string, ChoiceId> choice_ids_;

@@ -1,6 +1,9 @@
 // Diagnostics format, several errors in one run, include cycles and missing includes.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "spacedsl/frontend.h"
 #include "tests/spacedsl/space_test_util.h"
 
@@ -111,6 +114,29 @@ TEST(SpacedslDiagnostics, HugeFlatInputsDoNotCrash) {
   auto m = load_space_from_string(text, "big.space", testing::data_dir() / "valid", diags);
   ASSERT_TRUE(m.has_value()) << testing::printed(diags);
   EXPECT_EQ(m->constraints[0].clauses.size(), 20000u);
+}
+
+// The corpus the fuzzer kept and the inputs that once broke the front end: each gives a model
+// or located errors, never both, never a crash.
+TEST(SpacedslDiagnostics, FuzzCorpusAndRegressions) {
+  int count = 0;
+  for (const char* folder : {"fuzz_corpus", "fuzz_regressions"}) {
+    std::filesystem::path dir = testing::data_dir() / folder;
+    if (!std::filesystem::exists(dir)) continue;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      std::ifstream in(entry.path(), std::ios::binary);
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      Diagnostics diags;
+      auto model = load_space_from_string(text, "fuzz.space", testing::data_dir() / "valid", diags);
+      EXPECT_NE(model.has_value(), diags.has_errors()) << entry.path();
+      for (const Diagnostic& d : diags.errors()) {
+        EXPECT_GE(d.loc.line, 1) << entry.path();
+        EXPECT_GE(d.loc.column, 1) << entry.path();
+      }
+      ++count;
+    }
+  }
+  EXPECT_GT(count, 0);
 }
 
 }  // namespace
