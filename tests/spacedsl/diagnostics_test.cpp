@@ -116,6 +116,22 @@ TEST(SpacedslDiagnostics, HugeFlatInputsDoNotCrash) {
   EXPECT_EQ(m->constraints[0].clauses.size(), 20000u);
 }
 
+TEST(SpacedslDiagnostics, IncludeDepthIsBounded) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "spacedsl_include_depth";
+  std::filesystem::create_directories(dir);
+  for (int i = 0; i < 70; ++i) {
+    std::ofstream(dir / ("f" + std::to_string(i) + ".space"))
+        << "include \"f" << i + 1 << ".space\"\n";
+  }
+  std::ofstream(dir / "f70.space") << "// the end\n";
+  Diagnostics diags;
+  EXPECT_FALSE(load_space(dir / "f0.space", diags));
+  ASSERT_EQ(diags.errors().size(), 1u);
+  EXPECT_EQ(diags.errors()[0].message, "includes are nested too deeply");
+  EXPECT_EQ(diags.errors()[0].loc.file, (dir / "f63.space").string());
+  std::filesystem::remove_all(dir);
+}
+
 // The corpus the fuzzer kept and the inputs that once broke the front end: each gives a model
 // or located errors, never both, never a crash.
 TEST(SpacedslDiagnostics, FuzzCorpusAndRegressions) {
