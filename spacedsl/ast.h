@@ -181,8 +181,7 @@ struct TriggerDecl : Located {
   std::vector<Condition> conditions;
 };
 
-using Item =
-    boost::variant<Include, SetDecl, QuotientDecl, ChoiceDecl, RequireDecl, TriggerDecl>;
+using Item = boost::variant<Include, SetDecl, QuotientDecl, ChoiceDecl, RequireDecl, TriggerDecl>;
 
 /// The items of one file, in source order.
 struct File {

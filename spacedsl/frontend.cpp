@@ -36,8 +36,8 @@ class Loader {
 
   /// Reads `path` for an include at `offset` of `from` (or the root when `from` is null);
   /// `shown` is how messages name the file.
-  std::unique_ptr<SourceFile> read(const fs::path& path, const SourceFile* from,
-                                   std::size_t offset, const std::string& shown) {
+  std::unique_ptr<SourceFile> read(const fs::path& path, const SourceFile* from, std::size_t offset,
+                                   const std::string& shown) {
     auto fail = [&](const std::string& message) -> std::unique_ptr<SourceFile> {
       if (from) {
         report(diags_, *from, offset, message);

@@ -104,7 +104,7 @@ struct Condition {
   ChoiceInstance rhs{};
   ValueSet values = 0;  // Is: the allowed values (already complemented for `is not`)
   CompareOp op = CompareOp::Eq;
-  std::string code;     // CompareCode / Code
+  std::string code;      // CompareCode / Code
   bool constant = true;  // Constant
 };
 
@@ -145,10 +145,10 @@ struct CounterValue {
 
 struct Counter {
   CounterOp op = CounterOp::Sum;
-  bool half = false;              // only the upper bound is maintained and constrained
-  std::vector<Variable> forall;   // quantified after the choice's arguments (VarIds follow them)
+  bool half = false;             // only the upper bound is maintained and constrained
+  std::vector<Variable> forall;  // quantified after the choice's arguments (VarIds follow them)
   CounterValue value;
-  std::vector<Condition> when;    // conjunction; empty: always counted
+  std::vector<Condition> when;  // conjunction; empty: always counted
   SourceLocation loc;
 };
 
@@ -174,11 +174,11 @@ struct Choice {
 };
 
 struct Quotient {
-  SetId set;              // the quotient set itself
-  ChoiceId repr_choice;   // the boolean representative choice
-  std::vector<Variable> vars;  // params (if any) then the element variable (last)
+  SetId set;                         // the quotient set itself
+  ChoiceId repr_choice;              // the boolean representative choice
+  std::vector<Variable> vars;        // params (if any) then the element variable (last)
   std::vector<Condition> condition;  // conjunction over vars
-  ChoiceId equivalence;   // a choice over two objects of the element set
+  ChoiceId equivalence;              // a choice over two objects of the element set
   ValueSet equivalence_values = 0;
   SourceLocation loc;
 };

@@ -31,9 +31,7 @@ namespace {
 namespace x3 = boost::spirit::x3;
 using Iterator = const char*;
 
-bool is_ident_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
+bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
 
 /// A reserved word: matches only when not followed by an identifier character.
@@ -80,8 +78,7 @@ struct BeginTag;
 /// Rule ids derive from this so that every located node records where it starts.
 struct Annotate {
   template <typename Attribute, typename Context>
-  void on_success(const Iterator& first, const Iterator&, Attribute& attr,
-                  const Context& context) {
+  void on_success(const Iterator& first, const Iterator&, Attribute& attr, const Context& context) {
     if constexpr (std::is_base_of_v<ast::Located, Attribute>) {
       attr.offset = static_cast<std::size_t>(first - x3::get<BeginTag>(context));
     }
@@ -89,19 +86,18 @@ struct Annotate {
 };
 
 constexpr Keyword kw_include{"include"}, kw_set{"set"}, kw_quotient{"quotient"},
-    kw_choice{"choice"}, kw_require{"require"}, kw_requires{"requires"},
-    kw_trigger{"trigger"}, kw_forall{"forall"}, kw_in{"in"}, kw_of{"of"}, kw_is{"is"},
-    kw_not{"not"}, kw_enum{"enum"}, kw_integer{"integer"}, kw_counter{"counter"},
-    kw_half{"half"}, kw_value{"value"}, kw_alias{"alias"}, kw_antisymmetric{"antisymmetric"},
-    kw_symmetric{"symmetric"}, kw_end{"end"}, kw_subsetof{"subsetof"},
-    kw_disjoint{"disjoint"}, kw_reverse{"reverse"}, kw_when{"when"}, kw_sum{"sum"},
-    kw_mul{"mul"}, kw_true{"TRUE"}, kw_false{"FALSE"};
+    kw_choice{"choice"}, kw_require{"require"}, kw_requires{"requires"}, kw_trigger{"trigger"},
+    kw_forall{"forall"}, kw_in{"in"}, kw_of{"of"}, kw_is{"is"}, kw_not{"not"}, kw_enum{"enum"},
+    kw_integer{"integer"}, kw_counter{"counter"}, kw_half{"half"}, kw_value{"value"},
+    kw_alias{"alias"}, kw_antisymmetric{"antisymmetric"}, kw_symmetric{"symmetric"}, kw_end{"end"},
+    kw_subsetof{"subsetof"}, kw_disjoint{"disjoint"}, kw_reverse{"reverse"}, kw_when{"when"},
+    kw_sum{"sum"}, kw_mul{"mul"}, kw_true{"TRUE"}, kw_false{"FALSE"};
 
 const auto reserved = kw_include | kw_set | kw_quotient | kw_choice | kw_require | kw_requires |
                       kw_trigger | kw_forall | kw_in | kw_of | kw_is | kw_not | kw_enum |
-                      kw_integer | kw_counter | kw_half | kw_value | kw_alias |
-                      kw_antisymmetric | kw_symmetric | kw_end | kw_subsetof | kw_disjoint |
-                      kw_reverse | kw_when | kw_sum | kw_mul;
+                      kw_integer | kw_counter | kw_half | kw_value | kw_alias | kw_antisymmetric |
+                      kw_symmetric | kw_end | kw_subsetof | kw_disjoint | kw_reverse | kw_when |
+                      kw_sum | kw_mul;
 
 const auto ident_start = x3::char_('a', 'z') | x3::char_('A', 'Z') | x3::char_('_');
 const auto ident_char = ident_start | x3::char_('0', '9');
@@ -177,8 +173,7 @@ SCULPT_RULE(mappings, std::vector<ast::Mapping>, "a mapping 'A -> B'")
 SCULPT_RULE(antisymmetric, ast::Antisymmetric, "'antisymmetric'")
 SCULPT_RULE(symmetric, ast::Symmetric, "'symmetric'")
 SCULPT_RULE(enum_item, ast::EnumItem, "an enum item")
-SCULPT_RULE(enum_end, x3::unused_type,
-            "'value', 'alias', 'antisymmetric', 'symmetric' or 'end'")
+SCULPT_RULE(enum_end, x3::unused_type, "'value', 'alias', 'antisymmetric', 'symmetric' or 'end'")
 SCULPT_RULE(enum_choice, ast::EnumChoice, "'enum'")
 SCULPT_RULE(integer_choice, ast::IntegerChoice, "'integer'")
 SCULPT_RULE(counter_op, std::string, "'sum' or 'mul'")
@@ -214,9 +209,8 @@ const auto constant_text_def = x3::raw[kw_true | kw_false][set_text] >> !x3::lit
 const auto condition_def = host_code | constant | choice_condition;
 const auto condition_and_def = condition >> *("&&" > condition);
 const auto disjunction_def = condition >> *("||" > condition);
-const auto clause_text_def = disjunction[([](auto& ctx) {
-  x3::_val(ctx).conditions = std::move(x3::_attr(ctx));
-})];
+const auto clause_text_def =
+    disjunction[([](auto& ctx) { x3::_val(ctx).conditions = std::move(x3::_attr(ctx)); })];
 const auto forall_head_def = kw_forall > var_decl > ':';
 const auto clauses_def = +clause;
 const auto requirement_def = *forall_head > clauses;
@@ -224,24 +218,26 @@ const auto requirement_def = *forall_head > clauses;
 const auto include_text_def =
     (kw_include > host_code)[([](auto& ctx) { x3::_val(ctx).path = x3::_attr(ctx); })];
 const auto host_field_def = (name >> '=') > host_code;
-const auto disjoint_field_text_def = (kw_disjoint > ':' > (name % ','))[(
-    [](auto& ctx) { x3::_val(ctx).sets = std::move(x3::_attr(ctx)); })];
+const auto disjoint_field_text_def =
+    (kw_disjoint > ':' >
+     (name % ','))[([](auto& ctx) { x3::_val(ctx).sets = std::move(x3::_attr(ctx)); })];
 const auto reverse_field_def = kw_reverse > kw_forall > var_decl > '=' > host_code;
 const auto set_field_def = host_field | disjoint_field | reverse_field;
 const auto set_fields_end_def = kw_end;
 const auto set_decl_def = kw_set > name > -('(' > var_decl > ')') > -(kw_subsetof > name) > ':' >
                           *set_field > set_fields_end;
 const auto quotient_decl_def = kw_quotient > name > -('(' > var_decl > ')') > kw_of > var_decl >
-                               ':' > name > '=' > condition_and > '/' > name > kw_is >
-                               value_list > *set_field > set_fields_end;
+                               ':' > name > '=' > condition_and > '/' > name > kw_is > value_list >
+                               *set_field > set_fields_end;
 
 const auto requires_clause_def = kw_requires > requirement;
 const auto value_decl_def = kw_value > name > ':' > *requires_clause;
 const auto alias_decl_def = kw_alias > name > '=' > value_list > ':' > *requires_clause;
 const auto mapping_def = (name >> "->") > name;
 const auto mappings_def = +mapping;
-const auto antisymmetric_text_def = (kw_antisymmetric > ':' > mappings)[(
-    [](auto& ctx) { x3::_val(ctx).mappings = std::move(x3::_attr(ctx)); })];
+const auto antisymmetric_text_def =
+    (kw_antisymmetric > ':' >
+     mappings)[([](auto& ctx) { x3::_val(ctx).mappings = std::move(x3::_attr(ctx)); })];
 const auto symmetric_def = kw_symmetric;
 const auto enum_item_def = value_decl | alias_decl | antisymmetric | symmetric;
 const auto enum_end_def = kw_end;
@@ -250,14 +246,14 @@ const auto integer_choice_def = kw_integer > name > arg_decls > ':' > host_code 
 const auto counter_op_def = x3::raw[kw_sum | kw_mul];
 const auto counter_when_def = condition_and | x3::eps;
 const auto counter_choice_def = (x3::matches[kw_half] >> kw_counter) > name > arg_decls > ':' >
-                                *forall_head > counter_op > operand > kw_when > -x3::lit(':') >
-                                counter_when > kw_end;
+                                *forall_head > counter_op > operand > kw_when >
+                                -x3::lit(':') > counter_when > kw_end;
 const auto choice_body_def = enum_choice | integer_choice | counter_choice;
 const auto choice_decl_def = kw_choice > choice_body;
 const auto require_decl_text_def =
     (kw_require > requirement)[([](auto& ctx) { x3::_val(ctx).body = x3::_attr(ctx); })];
-const auto trigger_decl_def =
-    kw_trigger > *forall_head > host_code > kw_when > -x3::lit(':') > condition_and;
+const auto trigger_decl_def = kw_trigger > *forall_head > host_code > kw_when >
+                              -x3::lit(':') > condition_and;
 const auto item_def =
     include | set_decl | quotient_decl | choice_decl | require_decl | trigger_decl;
 
@@ -271,15 +267,16 @@ const auto disjoint_field_def = disjoint_field_text;
 const auto antisymmetric_def = antisymmetric_text;
 const auto require_decl_def = require_decl_text;
 
-BOOST_SPIRIT_DEFINE(name_text, var_text, host_code_text, constant_text, clause_text, include_text, disjoint_field_text, antisymmetric_text, require_decl_text)
+BOOST_SPIRIT_DEFINE(name_text, var_text, host_code_text, constant_text, clause_text, include_text,
+                    disjoint_field_text, antisymmetric_text, require_decl_text)
 BOOST_SPIRIT_DEFINE(name, var, host_code, closing_quote, var_decl, arg_decls, choice_ref,
-                    value_list, is_test, compare_op, operand, compare_test, test,
-                    choice_condition, constant, condition, condition_and, disjunction, clause, forall_head,
-                    clauses, requirement, include, host_field, disjoint_field, reverse_field,
-                    set_field, set_fields_end, set_decl, quotient_decl, requires_clause,
-                    value_decl, alias_decl, mapping, mappings, antisymmetric, symmetric,
-                    enum_item, enum_end, enum_choice, integer_choice, counter_op, counter_when,
-                    counter_choice, choice_body, choice_decl, require_decl, trigger_decl, item)
+                    value_list, is_test, compare_op, operand, compare_test, test, choice_condition,
+                    constant, condition, condition_and, disjunction, clause, forall_head, clauses,
+                    requirement, include, host_field, disjoint_field, reverse_field, set_field,
+                    set_fields_end, set_decl, quotient_decl, requires_clause, value_decl,
+                    alias_decl, mapping, mappings, antisymmetric, symmetric, enum_item, enum_end,
+                    enum_choice, integer_choice, counter_op, counter_when, counter_choice,
+                    choice_body, choice_decl, require_decl, trigger_decl, item)
 
 /// Skips blanks and comments, as the skipper does.
 std::size_t skip_blank(const std::string& text, std::size_t pos) {
@@ -342,8 +339,7 @@ constexpr std::size_t kMaxSyntaxErrors = 50;
 
 }  // namespace
 
-void report(Diagnostics& diags, const SourceFile& source, std::size_t offset,
-            std::string message) {
+void report(Diagnostics& diags, const SourceFile& source, std::size_t offset, std::string message) {
   SourceLocation loc = source.location(offset);
   std::string line = source.line_text(loc.line);
   diags.error(std::move(loc), std::move(message), std::move(line));

@@ -13,7 +13,6 @@ namespace sculpt::spacedsl {
 ast::File parse(const SourceFile& source, Diagnostics& diags);
 
 /// Reports an error at `offset` of `source`, with its source line.
-void report(Diagnostics& diags, const SourceFile& source, std::size_t offset,
-            std::string message);
+void report(Diagnostics& diags, const SourceFile& source, std::size_t offset, std::string message);
 
 }  // namespace sculpt::spacedsl

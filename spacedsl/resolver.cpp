@@ -17,9 +17,9 @@ constexpr std::size_t kMaxEnumValues = 64;
 constexpr std::array<std::string_view, 4> kReservedVars = {"fun", "id", "item", "new"};
 
 /// The host fields of a set, in the order they are listed in messages.
-constexpr std::array<std::string_view, 9> kHostFields = {
-    "type",      "id_type",       "iterator",   "item_getter", "id_getter",
-    "new_objs",  "from_superset", "add_to_set", "capacity"};
+constexpr std::array<std::string_view, 9> kHostFields = {"type",          "id_type",    "iterator",
+                                                         "item_getter",   "id_getter",  "new_objs",
+                                                         "from_superset", "add_to_set", "capacity"};
 
 /// The member holding a host field of a set (const or not), nullptr for an unknown field.
 template <typename S>
@@ -44,9 +44,7 @@ std::vector<std::string_view> field_names_in_scope(std::string_view field) {
   return {};
 }
 
-bool is_ident_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
+bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
 
 std::string unescape(const std::string& raw) {
@@ -106,6 +104,7 @@ class Resolver {
     resolve_set_headers();
     resolve_set_fields();
     check_superset_cycles();
+    check_disjoint();
     inherit_fields();
     resolve_choice_signatures();
     resolve_quotients();
@@ -316,8 +315,7 @@ class Resolver {
     if (set) {
       if (parametric_[*set] && !decl.set_arg) {
         error(file, decl.set.offset,
-              "set '" + decl.set.text + "' takes a parameter: write '" + decl.set.text +
-                  "($p)'");
+              "set '" + decl.set.text + "' takes a parameter: write '" + decl.set.text + "($p)'");
         ok = false;
       } else if (!parametric_[*set] && decl.set_arg) {
         error(file, decl.set_arg->offset, "set '" + decl.set.text + "' has no parameter");
@@ -342,8 +340,7 @@ class Resolver {
     return ok;
   }
 
-  std::optional<VarId> use_var(const SourceFile& file, const ast::VarRef& ref,
-                               const Scope& scope) {
+  std::optional<VarId> use_var(const SourceFile& file, const ast::VarRef& ref, const Scope& scope) {
     if (auto id = scope.find(ref.text)) return id;
     error(file, ref.offset, "unknown variable '$" + ref.text + "'");
     return std::nullopt;
@@ -512,8 +509,8 @@ class Resolver {
     if (a.kind == ChoiceKind::Enum || b.kind == ChoiceKind::Enum) {
       if (!same_domain(a, b)) {
         error(file, compare.offset,
-              "'" + compare.op + "' between choices of different domains: '" + a.name +
-                  "' and '" + b.name + "'");
+              "'" + compare.op + "' between choices of different domains: '" + a.name + "' and '" +
+                  b.name + "'");
         return std::nullopt;
       }
       if (!equality) {
@@ -522,11 +519,11 @@ class Resolver {
         return std::nullopt;
       }
     }
-    bool plain_equality = equality && a.kind != ChoiceKind::Counter &&
-                          b.kind != ChoiceKind::Counter;
+    bool plain_equality =
+        equality && a.kind != ChoiceKind::Counter && b.kind != ChoiceKind::Counter;
     if (plain_equality) {
-      out.kind = out.op == CompareOp::Eq ? Condition::Kind::ChoiceEqual
-                                         : Condition::Kind::ChoiceNotEqual;
+      out.kind =
+          out.op == CompareOp::Eq ? Condition::Kind::ChoiceEqual : Condition::Kind::ChoiceNotEqual;
     } else {
       out.kind = Condition::Kind::CompareChoices;
     }
@@ -536,8 +533,7 @@ class Resolver {
   }
 
   std::vector<Condition> conditions(const SourceFile& file,
-                                    const std::vector<ast::Condition>& syntax,
-                                    const Scope& scope) {
+                                    const std::vector<ast::Condition>& syntax, const Scope& scope) {
     std::vector<Condition> out;
     for (const ast::Condition& c : syntax) {
       if (auto resolved = condition(file, c, scope)) out.push_back(std::move(*resolved));
@@ -608,7 +604,8 @@ class Resolver {
           std::string* target = host_field(set, name);
           if (!target) {
             std::string list;
-            for (std::string_view f : kHostFields) list += (list.empty() ? "" : ", ") + std::string(f);
+            for (std::string_view f : kHostFields)
+              list += (list.empty() ? "" : ", ") + std::string(f);
             error(file, host->field.offset,
                   "unknown set field '" + name + "' (fields: " + list + ")");
             continue;
@@ -675,6 +672,27 @@ class Resolver {
         model_.sets[lowest].superset.reset();
       }
       for (SetId id : path) state[id] = State::Done;
+    }
+  }
+
+  /// `disjoint` between a set and one of its subsets or supersets would make one of them empty.
+  void check_disjoint() {
+    for (SetId id = 0; id < model_.sets.size(); ++id) {
+      const SetSource& source = set_sources_[id];
+      const auto& fields = source.set ? source.set->fields : source.quotient->fields;
+      for (const ast::SetField& field : fields) {
+        const auto* disjoint = boost::get<ast::DisjointField>(&field);
+        if (!disjoint) continue;
+        for (const ast::Name& other : disjoint->sets) {
+          auto it = set_ids_.find(other.text);
+          if (it == set_ids_.end() || it->second == id) continue;
+          if (is_subset(id, it->second) || is_subset(it->second, id)) {
+            error(*source.file, other.offset,
+                  "'" + model_.sets[id].name + "' cannot be disjoint from '" + other.text +
+                      "': one is a subset of the other");
+          }
+        }
+      }
     }
   }
 
@@ -758,11 +776,10 @@ class Resolver {
           error(file, value->name.offset,
                 "value '" + value->name.text + "' is declared twice in '" + choice.name + "'");
         } else if (choice.values.size() == kMaxEnumValues) {
-          error(file, value->name.offset,
-                "choice '" + choice.name + "' has more than 64 values");
+          error(file, value->name.offset, "choice '" + choice.name + "' has more than 64 values");
         } else {
-          choice.values.push_back({value->name.text, doc_above(file, value->offset),
-                                   loc(file, value->name.offset)});
+          choice.values.push_back(
+              {value->name.text, doc_above(file, value->offset), loc(file, value->name.offset)});
         }
       }
       for (const ast::EnumItem& item : e->items) {
@@ -832,7 +849,8 @@ class Resolver {
         resolve_antisymmetric(file, choice, *antisymmetric);
       }
     }
-    if (choice.values.empty()) error(file, decl.name.offset, "choice '" + choice.name + "' has no value");
+    if (choice.values.empty())
+      error(file, decl.name.offset, "choice '" + choice.name + "' has no value");
     Scope scope{choice.args};
     std::vector<VarId> self(choice.args.size());
     for (VarId i = 0; i < self.size(); ++i) self[i] = i;
@@ -874,7 +892,8 @@ class Resolver {
       for (std::size_t i = 0; i < n; ++i) {
         if (choice.values[i].name == name.text) return i;
       }
-      error(file, name.offset, "'" + name.text + "' is not a value of choice '" + choice.name + "'");
+      error(file, name.offset,
+            "'" + name.text + "' is not a value of choice '" + choice.name + "'");
       return std::nullopt;
     };
     for (const ast::Mapping& mapping : decl.mappings) {
@@ -1001,6 +1020,20 @@ class Resolver {
       if (quotient.vars.empty()) continue;  // the element variable did not resolve
       Scope scope{quotient.vars};
       quotient.condition = conditions(file, decl.condition, scope);
+      for (const Condition& c : quotient.condition) {
+        bool reads_repr =
+            (c.kind != Condition::Kind::Code && c.kind != Condition::Kind::Constant) &&
+            (c.lhs.choice == quotient.repr_choice || ((c.kind == Condition::Kind::ChoiceEqual ||
+                                                       c.kind == Condition::Kind::ChoiceNotEqual ||
+                                                       c.kind == Condition::Kind::CompareChoices) &&
+                                                      c.rhs.choice == quotient.repr_choice));
+        if (reads_repr) {
+          found_.error(c.loc,
+                       "the condition of quotient '" + decl.name.text + "' cannot use '" +
+                           decl.repr.text + "', the choice it defines",
+                       file.line_text(c.loc.line));
+        }
+      }
       std::optional<ChoiceId> equiv = find_choice(file, decl.equivalence);
       if (!equiv) continue;
       const Choice& choice = model_.choices[*equiv];

@@ -11,9 +11,7 @@
 
 namespace sculpt::spacedsl::testing {
 
-inline std::filesystem::path data_dir() {
-  return std::filesystem::path(SCULPT_TEST_DATA_DIR);
-}
+inline std::filesystem::path data_dir() { return std::filesystem::path(SCULPT_TEST_DATA_DIR); }
 
 inline std::string printed(const Diagnostics& diags) {
   std::ostringstream out;

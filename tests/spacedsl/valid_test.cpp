@@ -42,11 +42,11 @@ TEST(SpacedslValid, Listing1SetsInheritFields) {
   EXPECT_FALSE(inst.superset.has_value());
   const Set& mem = m.sets[set_id(m, "MemAccesses")];
   EXPECT_EQ(mem.superset, set_id(m, "Instructions"));
-  EXPECT_EQ(mem.type, "const MemAccess*");            // its own
-  EXPECT_EQ(mem.id_type, "InstId");                   // inherited
+  EXPECT_EQ(mem.type, "const MemAccess*");              // its own
+  EXPECT_EQ(mem.id_type, "InstId");                     // inherited
   EXPECT_EQ(mem.item_getter, "$fun.instruction($id)");  // inherited
-  EXPECT_EQ(mem.new_objs, "$new.instructions");       // inherited
-  EXPECT_EQ(mem.iterator, "$fun.mem_accesses()");     // never inherited
+  EXPECT_EQ(mem.new_objs, "$new.instructions");         // inherited
+  EXPECT_EQ(mem.iterator, "$fun.mem_accesses()");       // never inherited
   const Set& regions = m.sets[set_id(m, "AccessedRegions")];
   ASSERT_TRUE(regions.parameter.has_value());
   EXPECT_EQ(regions.parameter->name, "inst");
