@@ -180,6 +180,30 @@ std::optional<LoopId> Kernel::loop_of(InstId id, LogicalDimId logical) const {
   return std::nullopt;
 }
 
+std::vector<std::pair<DimId, int64_t>> Kernel::access_strides(
+    InstId id, const std::function<int64_t(DimId)>& static_size) const {
+  const Instruction& mem_inst = inst(id);
+  SCULPT_CHECK(mem_inst.access) << mem_inst.name << " accesses no memory";
+  std::vector<std::pair<DimId, int64_t>> strides;
+  for (LoopId loop_id : mem_inst.loops) {
+    const Loop& loop = this->loop(loop_id);
+    int64_t logical_stride = 0;
+    for (const AffineTerm& term : mem_inst.access->index.terms) {
+      if (term.logical == loop.logical) logical_stride += term.coeff;
+    }
+    // Inner to outer: each dimension steps over the product of the tile sizes inside it.
+    std::vector<std::pair<DimId, int64_t>> loop_strides;
+    int64_t step = logical_stride;
+    for (auto it = loop.tile_dims.rbegin(); it != loop.tile_dims.rend(); ++it) {
+      loop_strides.emplace_back(*it, step);
+      step *= static_size(*it);
+    }
+    loop_strides.emplace_back(loop.dynamic_dim, step);
+    strides.insert(strides.end(), loop_strides.rbegin(), loop_strides.rend());
+  }
+  return strides;
+}
+
 std::vector<LoopId> Kernel::storage_loops(InstId id) const {
   std::vector<LoopId> loops;
   const std::vector<LoopId>& reduced = inst(id).reduction_loops();

@@ -11,6 +11,7 @@
 // remainder, outermost) and one static tile dimension per tiling level, so that the logical index
 // is dyn * (t1 * ... * tn) + i1 * (t2 * ... * tn) + ... + in.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -203,6 +204,8 @@ struct Communication {
   InstId store;
   InstId load;
   bool lowered = false;
+  /// Only value communications can go through memory; a reduction's init stays in registers.
+  bool lowerable() const { return kind == Kind::kValue; }
 };
 
 /// A node of the default program: a loop (with its body) or an instruction.
@@ -269,6 +272,13 @@ class Kernel {
   std::vector<DimId> dims_of(InstId id) const;
   /// The instruction's loop of a logical dimension, if it has one.
   std::optional<LoopId> loop_of(InstId id, LogicalDimId logical) const;
+
+  /// Stride, in elements, of each dimension of a memory instruction's loops in its access, given
+  /// the size of every static dimension (the tile sizes a candidate chose): a logical stride s
+  /// becomes s times the product of the inner tile sizes of that logical dim's loop. Dimensions
+  /// the access does not depend on get 0. Bytes: times elem_type_bytes of the region.
+  std::vector<std::pair<DimId, int64_t>> access_strides(
+      InstId id, const std::function<int64_t(DimId)>& static_size) const;
 
   /// Loops indexing an instruction's value: its loops but the ones it reduces over (a reduction
   /// keeps one accumulator per iteration of the others).

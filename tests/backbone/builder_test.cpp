@@ -180,3 +180,28 @@ TEST(Builder, ToStringListsTheProgram) {
 
 }  // namespace
 }  // namespace sculpt::backbone
+
+namespace sculpt::backbone {
+namespace {
+
+TEST(Builder, AccessStridesFollowTheTileSizes) {
+  const Kernel kernel = small_matmul();
+  // load A[m, k] (A is 8 x 5): m's loop has dims (dyn, t0, t1), k's loop (dyn).
+  const Instruction& load_a = *kernel.instructions()[0];
+  const Loop& m = kernel.loop(load_a.loops[0]);
+  const Loop& k = kernel.loop(load_a.loops[1]);
+  const auto sizes = [&](DimId dim) -> int64_t {
+    if (dim == m.tile_dims[0]) return 2;
+    if (dim == m.tile_dims[1]) return 4;
+    return 1;
+  };
+  // m = dyn * 8 + t0 * 4 + t1, and A's row stride is 5.
+  const std::vector<std::pair<DimId, int64_t>> want = {
+      {m.dynamic_dim, 40}, {m.tile_dims[0], 20}, {m.tile_dims[1], 5}, {k.dynamic_dim, 1}};
+  EXPECT_EQ(kernel.access_strides(load_a.id, sizes), want);
+  // The store C[m, n] does not depend on k; the fma has no access.
+  EXPECT_FALSE(kernel.instructions()[3]->access);
+}
+
+}  // namespace
+}  // namespace sculpt::backbone
