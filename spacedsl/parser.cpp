@@ -4,6 +4,8 @@
 #include <boost/spirit/home/x3.hpp>
 #include <string_view>
 
+#include "spacedsl/lexical.h"
+
 namespace ast = sculpt::spacedsl::ast;
 
 BOOST_FUSION_ADAPT_STRUCT(ast::VarDecl, var, set, set_arg)
@@ -30,9 +32,6 @@ namespace {
 
 namespace x3 = boost::spirit::x3;
 using Iterator = const char*;
-
-bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
 
 /// A reserved word: matches only when not followed by an identifier character.
 struct Keyword : x3::parser<Keyword> {

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "spacedsl/lexical.h"
 #include "spacedsl/parser.h"
 
 namespace sculpt::spacedsl {
@@ -43,9 +44,6 @@ std::vector<std::string_view> field_names_in_scope(std::string_view field) {
   if (field == "new_objs") return {"new"};
   return {};
 }
-
-bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
 
 std::string unescape(const std::string& raw) {
   std::string out;
