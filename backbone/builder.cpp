@@ -59,8 +59,8 @@ Value Builder::scalar(std::string name, ElemType type) {
   return value;
 }
 
-Array Builder::array(std::string name, ElemType type, std::vector<Size> shape,
-                     MemRegion::Kind kind, std::vector<int64_t> strides) {
+Array Builder::array(std::string name, ElemType type, std::vector<Size> shape, MemRegion::Kind kind,
+                     std::vector<int64_t> strides) {
   SCULPT_CHECK(kind != MemRegion::Kind::kTemporary) << "temporaries come from lowerings";
   MemRegion mem;
   mem.id = MemId(static_cast<uint32_t>(kernel_.mems_.size()));
@@ -208,7 +208,8 @@ std::vector<LogicalDimId> Builder::value_dims(const Value& value) const {
       }
       dims.insert(dims.end(), value.reduced.begin(), value.reduced.end());
       break;
-    default: break;
+    default:
+      break;
   }
   return dims;
 }
@@ -356,8 +357,8 @@ Value value_of(InstId inst, ElemType type) {
 
 AffineExpr flatten(const MemRegion& mem, const std::vector<Index>& index) {
   SCULPT_CHECK(index.size() == mem.extents.size())
-      << mem.name << " has " << mem.extents.size() << " dimensions, accessed with "
-      << index.size() << " indices";
+      << mem.name << " has " << mem.extents.size() << " dimensions, accessed with " << index.size()
+      << " indices";
   AffineExpr flat;
   for (size_t i = 0; i < index.size(); ++i) {
     for (const AffineTerm& term : index[i].expr.terms) {

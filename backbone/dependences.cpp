@@ -12,9 +12,12 @@ namespace sculpt::backbone {
 
 std::string_view loop_kind_name(LoopKind kind) {
   switch (kind) {
-    case LoopKind::kParallel: return "parallel";
-    case LoopKind::kReduction: return "reduction";
-    case LoopKind::kSequential: return "sequential";
+    case LoopKind::kParallel:
+      return "parallel";
+    case LoopKind::kReduction:
+      return "reduction";
+    case LoopKind::kSequential:
+      return "sequential";
   }
   return "?";
 }
@@ -22,9 +25,12 @@ std::string_view loop_kind_name(LoopKind kind) {
 namespace {
 const char* kind_name(DepKind kind) {
   switch (kind) {
-    case DepKind::kFlow: return "flow";
-    case DepKind::kAnti: return "anti";
-    case DepKind::kOutput: return "output";
+    case DepKind::kFlow:
+      return "flow";
+    case DepKind::kAnti:
+      return "anti";
+    case DepKind::kOutput:
+      return "output";
   }
   return "?";
 }
@@ -172,8 +178,8 @@ class Analysis {
     if (inst.access) {
       const std::string array = "M" + std::to_string(inst.access->mem.value);
       auto& table = inst.op == Operator::kStore ? writes_ : reads_;
-      table[array].push_back(tuple(inst) + " -> " + array + "[" +
-                             affine(inst, inst.access->index) + "]");
+      table[array].push_back(tuple(inst) + " -> " + array + "[" + affine(inst, inst.access->index) +
+                             "]");
     }
     if (inst.has_value()) {
       std::vector<std::string> index;
@@ -182,7 +188,8 @@ class Analysis {
                                               join(index, ", ") + "]");
     }
     for (const Operand& operand : inst.operands) {
-      if (operand.kind == Operand::Kind::kValue) add_value_read(inst, operand.inst, operand.comm, "");
+      if (operand.kind == Operand::Kind::kValue)
+        add_value_read(inst, operand.inst, operand.comm, "");
       if (operand.kind != Operand::Kind::kReduction) continue;
       // The init at the first reduced iteration, the accumulator at the others.
       std::vector<std::string> first;
@@ -254,8 +261,7 @@ class Analysis {
     for (size_t i = 0; i < dst.loops.size(); ++i) out.push_back("b" + std::to_string(i));
     const std::string text = "{ " + statement_name(src.id) + "[" + join(in, ", ") + "] -> " +
                              statement_name(dst.id) + "[" + join(out, ", ") + "]" +
-                             (conditions.empty() ? "" : " : " + join(conditions, " and ")) +
-                             " }";
+                             (conditions.empty() ? "" : " : " + join(conditions, " and ")) + " }";
     const isl::Map both(isl_map_intersect(map.copy(), ctx_.map(text).release()));
     return isl_map_is_empty(both.get()) == isl_bool_false;
   }
@@ -318,9 +324,9 @@ class Analysis {
     result.loop_kinds.assign(kernel_.loop_capacity(), LoopKind::kParallel);
     for (const Loop& loop : kernel_.loops()) {
       if (carried[loop.id.value].empty()) continue;
-      const bool reduction = std::all_of(
-          carried[loop.id.value].begin(), carried[loop.id.value].end(),
-          [&](size_t d) { return is_reduction_dependence(raw, raw[d].dep, loop.id); });
+      const bool reduction =
+          std::all_of(carried[loop.id.value].begin(), carried[loop.id.value].end(),
+                      [&](size_t d) { return is_reduction_dependence(raw, raw[d].dep, loop.id); });
       result.loop_kinds[loop.id.value] = reduction ? LoopKind::kReduction : LoopKind::kSequential;
     }
     result.dim_kinds.assign(kernel_.dim_capacity(), LoopKind::kParallel);
@@ -332,7 +338,8 @@ class Analysis {
       const std::vector<DimId> a_dims = kernel_.loop(a).dims();
       const std::vector<DimId> b_dims = kernel_.loop(b).dims();
       for (size_t i = 0; i < a_dims.size(); ++i) {
-        result.no_merge.emplace_back(std::min(a_dims[i], b_dims[i]), std::max(a_dims[i], b_dims[i]));
+        result.no_merge.emplace_back(std::min(a_dims[i], b_dims[i]),
+                                     std::max(a_dims[i], b_dims[i]));
       }
     }
     for (const auto& [outer, inner] : must_nest) {

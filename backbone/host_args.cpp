@@ -17,9 +17,12 @@ Buffer::Buffer(ElemType type, int64_t num_elements)
 double Buffer::get(int64_t i) const {
   SCULPT_CHECK(i >= 0 && i < size_) << "index " << i << " outside a buffer of " << size_;
   switch (type_) {
-    case ElemType::kF32: return as<float>()[i];
-    case ElemType::kF64: return as<double>()[i];
-    case ElemType::kI32: return as<int32_t>()[i];
+    case ElemType::kF32:
+      return as<float>()[i];
+    case ElemType::kF64:
+      return as<double>()[i];
+    case ElemType::kI32:
+      return as<int32_t>()[i];
   }
   return 0;
 }
@@ -27,9 +30,15 @@ double Buffer::get(int64_t i) const {
 void Buffer::set(int64_t i, double value) {
   SCULPT_CHECK(i >= 0 && i < size_) << "index " << i << " outside a buffer of " << size_;
   switch (type_) {
-    case ElemType::kF32: as<float>()[i] = static_cast<float>(value); break;
-    case ElemType::kF64: as<double>()[i] = value; break;
-    case ElemType::kI32: as<int32_t>()[i] = static_cast<int32_t>(value); break;
+    case ElemType::kF32:
+      as<float>()[i] = static_cast<float>(value);
+      break;
+    case ElemType::kF64:
+      as<double>()[i] = value;
+      break;
+    case ElemType::kI32:
+      as<int32_t>()[i] = static_cast<int32_t>(value);
+      break;
   }
 }
 
@@ -37,24 +46,30 @@ namespace {
 template <typename T>
 constexpr ElemType type_of();
 template <>
-constexpr ElemType type_of<float>() { return ElemType::kF32; }
+constexpr ElemType type_of<float>() {
+  return ElemType::kF32;
+}
 template <>
-constexpr ElemType type_of<double>() { return ElemType::kF64; }
+constexpr ElemType type_of<double>() {
+  return ElemType::kF64;
+}
 template <>
-constexpr ElemType type_of<int32_t>() { return ElemType::kI32; }
+constexpr ElemType type_of<int32_t>() {
+  return ElemType::kI32;
+}
 }  // namespace
 
 template <typename T>
 T* Buffer::as() {
-  SCULPT_CHECK(type_of<T>() == type_) << "buffer of " << elem_type_name(type_) << " viewed as "
-                                      << elem_type_name(type_of<T>());
+  SCULPT_CHECK(type_of<T>() == type_)
+      << "buffer of " << elem_type_name(type_) << " viewed as " << elem_type_name(type_of<T>());
   return reinterpret_cast<T*>(data_.data());
 }
 
 template <typename T>
 const T* Buffer::as() const {
-  SCULPT_CHECK(type_of<T>() == type_) << "buffer of " << elem_type_name(type_) << " viewed as "
-                                      << elem_type_name(type_of<T>());
+  SCULPT_CHECK(type_of<T>() == type_)
+      << "buffer of " << elem_type_name(type_) << " viewed as " << elem_type_name(type_of<T>());
   return reinterpret_cast<const T*>(data_.data());
 }
 

@@ -9,9 +9,12 @@ namespace sculpt::backbone {
 
 std::string_view elem_type_name(ElemType type) {
   switch (type) {
-    case ElemType::kF32: return "f32";
-    case ElemType::kF64: return "f64";
-    case ElemType::kI32: return "i32";
+    case ElemType::kF32:
+      return "f32";
+    case ElemType::kF64:
+      return "f64";
+    case ElemType::kI32:
+      return "i32";
   }
   return "?";
 }
@@ -20,31 +23,47 @@ int64_t elem_type_bytes(ElemType type) { return type == ElemType::kF64 ? 8 : 4; 
 
 std::string_view operator_name(Operator op) {
   switch (op) {
-    case Operator::kMov: return "mov";
-    case Operator::kAdd: return "add";
-    case Operator::kSub: return "sub";
-    case Operator::kMul: return "mul";
-    case Operator::kDiv: return "div";
-    case Operator::kFma: return "fma";
-    case Operator::kMin: return "min";
-    case Operator::kMax: return "max";
-    case Operator::kExp: return "exp";
-    case Operator::kCast: return "cast";
-    case Operator::kLoad: return "load";
-    case Operator::kStore: return "store";
+    case Operator::kMov:
+      return "mov";
+    case Operator::kAdd:
+      return "add";
+    case Operator::kSub:
+      return "sub";
+    case Operator::kMul:
+      return "mul";
+    case Operator::kDiv:
+      return "div";
+    case Operator::kFma:
+      return "fma";
+    case Operator::kMin:
+      return "min";
+    case Operator::kMax:
+      return "max";
+    case Operator::kExp:
+      return "exp";
+    case Operator::kCast:
+      return "cast";
+    case Operator::kLoad:
+      return "load";
+    case Operator::kStore:
+      return "store";
   }
   return "?";
 }
 
 int operator_arity(Operator op) {
   switch (op) {
-    case Operator::kLoad: return 0;
+    case Operator::kLoad:
+      return 0;
     case Operator::kMov:
     case Operator::kExp:
     case Operator::kCast:
-    case Operator::kStore: return 1;
-    case Operator::kFma: return 3;
-    default: return 2;
+    case Operator::kStore:
+      return 1;
+    case Operator::kFma:
+      return 3;
+    default:
+      return 2;
   }
 }
 
@@ -263,11 +282,20 @@ std::string affine_to_string(const Kernel& kernel, const AffineExpr& expr) {
 std::string operand_to_string(const Kernel& kernel, const Operand& operand) {
   std::ostringstream out;
   switch (operand.kind) {
-    case Operand::Kind::kConstant: out << operand.constant; break;
-    case Operand::Kind::kParam: out << kernel.param(operand.param).name; break;
-    case Operand::Kind::kIndex: out << "idx(" << affine_to_string(kernel, operand.index) << ")"; break;
-    case Operand::Kind::kValue: out << kernel.inst(operand.inst).name; break;
-    case Operand::Kind::kReduction: out << "reduce(init " << kernel.inst(operand.inst).name << ")";
+    case Operand::Kind::kConstant:
+      out << operand.constant;
+      break;
+    case Operand::Kind::kParam:
+      out << kernel.param(operand.param).name;
+      break;
+    case Operand::Kind::kIndex:
+      out << "idx(" << affine_to_string(kernel, operand.index) << ")";
+      break;
+    case Operand::Kind::kValue:
+      out << kernel.inst(operand.inst).name;
+      break;
+    case Operand::Kind::kReduction:
+      out << "reduce(init " << kernel.inst(operand.inst).name << ")";
   }
   if (operand.comm.valid()) {
     out << "[";

@@ -114,7 +114,7 @@ struct Loop {
   LogicalDimId logical;
   std::optional<LoopId> parent;  // the enclosing loop in the default nests
   DimId dynamic_dim;
-  std::vector<DimId> tile_dims;  // outer to inner
+  std::vector<DimId> tile_dims;     // outer to inner
   std::vector<DimId> dims() const;  // dynamic first, then tile dims
 };
 
@@ -195,7 +195,7 @@ struct Communication {
   Kind kind = Kind::kValue;
   InstId producer;
   InstId consumer;
-  int operand = 0;  // position in the consumer's operands
+  int operand = 0;                                    // position in the consumer's operands
   std::vector<std::pair<LoopId, LoopId>> loop_pairs;  // producer loop -> consumer loop
   std::vector<DimMappingId> mappings;                 // one per dimension of each loop pair
   // Pre-allocated lowering (kValue only): a temporary array indexed by the mapped logical dims,

@@ -24,8 +24,7 @@ void Kernel::insert_next_to(const ProgramNode& anchor, ProgramNode node, bool af
 
 NewObjects Kernel::lower_communication(DimMappingId mapping_id) {
   Communication& comm = comms_[mapping(mapping_id).comm.value];
-  SCULPT_CHECK(comm.lowerable())
-      << "the init of a reduction cannot go through memory";
+  SCULPT_CHECK(comm.lowerable()) << "the init of a reduction cannot go through memory";
   if (comm.lowered) return {};
   comm.lowered = true;
   Instruction& store = insts_[comm.store.value];

@@ -10,9 +10,12 @@ namespace {
 
 double round_to(ElemType type, double value) {
   switch (type) {
-    case ElemType::kF32: return static_cast<float>(value);
-    case ElemType::kF64: return value;
-    case ElemType::kI32: return static_cast<int32_t>(std::trunc(value));
+    case ElemType::kF32:
+      return static_cast<float>(value);
+    case ElemType::kF64:
+      return value;
+    case ElemType::kI32:
+      return static_cast<int32_t>(std::trunc(value));
   }
   return value;
 }
@@ -95,14 +98,17 @@ class Interpreter {
 
   double operand(const Instruction& inst, const Operand& op) {
     switch (op.kind) {
-      case Operand::Kind::kConstant: return op.constant;
+      case Operand::Kind::kConstant:
+        return op.constant;
       case Operand::Kind::kParam: {
         const Parameter& param = kernel_.param(op.param);
         if (param.kind == Parameter::Kind::kSize) return static_cast<double>(param.size_value);
         return args_.scalar(param.name);
       }
-      case Operand::Kind::kIndex: return static_cast<double>(affine(inst, op.index));
-      case Operand::Kind::kValue: return value_at(read_of(op.inst, inst, op.comm));
+      case Operand::Kind::kIndex:
+        return static_cast<double>(affine(inst, op.index));
+      case Operand::Kind::kValue:
+        return value_at(read_of(op.inst, inst, op.comm));
       case Operand::Kind::kReduction: {
         const bool first = std::all_of(op.reduction_loops.begin(), op.reduction_loops.end(),
                                        [&](LoopId loop) { return index_[loop.value] == 0; });
@@ -119,18 +125,34 @@ class Interpreter {
     double out = 0;
     switch (inst.op) {
       case Operator::kMov:
-      case Operator::kCast: out = in[0]; break;
-      case Operator::kAdd: out = in[0] + in[1]; break;
-      case Operator::kSub: out = in[0] - in[1]; break;
-      case Operator::kMul: out = in[0] * in[1]; break;
+      case Operator::kCast:
+        out = in[0];
+        break;
+      case Operator::kAdd:
+        out = in[0] + in[1];
+        break;
+      case Operator::kSub:
+        out = in[0] - in[1];
+        break;
+      case Operator::kMul:
+        out = in[0] * in[1];
+        break;
       case Operator::kDiv:
         SCULPT_CHECK(inst.type != ElemType::kI32 || in[1] != 0) << inst.name << " divides by 0";
         out = in[0] / in[1];
         break;
-      case Operator::kFma: out = in[0] * in[1] + in[2]; break;
-      case Operator::kMin: out = std::min(in[0], in[1]); break;
-      case Operator::kMax: out = std::max(in[0], in[1]); break;
-      case Operator::kExp: out = std::exp(in[0]); break;
+      case Operator::kFma:
+        out = in[0] * in[1] + in[2];
+        break;
+      case Operator::kMin:
+        out = std::min(in[0], in[1]);
+        break;
+      case Operator::kMax:
+        out = std::max(in[0], in[1]);
+        break;
+      case Operator::kExp:
+        out = std::exp(in[0]);
+        break;
       case Operator::kLoad: {
         const MemRegion& mem = kernel_.mem(inst.access->mem);
         out = buffer(mem).get(affine(inst, inst.access->index));

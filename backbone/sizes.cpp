@@ -72,8 +72,8 @@ SizeParse parse_sizes(std::string_view text, std::span<const SizeSpec> specs) {
     if (end == std::string_view::npos) break;
     start = end + 1;
   }
-  const std::string usage = " (expected " + expected_form(specs) + ", e.g. " +
-                            format_sizes(default_sizes(specs)) + ")";
+  const std::string usage =
+      " (expected " + expected_form(specs) + ", e.g. " + format_sizes(default_sizes(specs)) + ")";
   if (fields.size() != specs.size()) {
     result.error = "size '" + std::string(text) + "' has " + std::to_string(fields.size()) +
                    " field" + (fields.size() == 1 ? "" : "s") + ", the kernel takes " +

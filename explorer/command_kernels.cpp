@@ -63,10 +63,11 @@ void describe(const backbone::KernelInfo& info, const backbone::Sizes& sizes,
                  mem.num_elements());
     }
   }
-  fmt::print("objects: {} instructions, {} dimensions ({} static), {} dim mappings; with "
-             "lowerings up to {} instructions, {} memory regions\n",
-             kernel.instructions().size(), kernel.dim_capacity(), kernel.static_dims().size(),
-             kernel.mapping_capacity(), kernel.inst_capacity(), kernel.mem_capacity());
+  fmt::print(
+      "objects: {} instructions, {} dimensions ({} static), {} dim mappings; with "
+      "lowerings up to {} instructions, {} memory regions\n",
+      kernel.instructions().size(), kernel.dim_capacity(), kernel.static_dims().size(),
+      kernel.mapping_capacity(), kernel.inst_capacity(), kernel.mem_capacity());
   if (options.backbone) fmt::print("\n{}", kernel.to_string());
   if (options.dependences) {
     fmt::print("\n{}", backbone::compute_dependences(kernel).to_string(kernel));

@@ -30,8 +30,11 @@ void axpy_reference(const Sizes& sizes, HostArgs& args) {
 }  // namespace
 
 void add_axpy(std::vector<KernelInfo>& zoo) {
-  zoo.push_back({"axpy", "z = alpha * x + y over vectors of n floats",
-                 {{"n", int64_t{1} << 26, 96}}, build_axpy, axpy_reference});
+  zoo.push_back({"axpy",
+                 "z = alpha * x + y over vectors of n floats",
+                 {{"n", int64_t{1} << 26, 96}},
+                 build_axpy,
+                 axpy_reference});
 }
 
 }  // namespace sculpt::backbone::zoo

@@ -72,13 +72,16 @@ void tbmm_reference(const Sizes& sizes, HostArgs& args) {
 }  // namespace
 
 void add_batched_matmul(std::vector<KernelInfo>& zoo) {
-  zoo.push_back({"batched_matmul", "C[b] = A[b] . B[b] for each batch element b",
+  zoo.push_back({"batched_matmul",
+                 "C[b] = A[b] . B[b] for each batch element b",
                  {{"b", 32, 3}, {"m", 256, 8}, {"n", 256, 12}, {"k", 256, 5}},
-                 build_batched_matmul, batched_matmul_reference});
+                 build_batched_matmul,
+                 batched_matmul_reference});
   zoo.push_back({"tbmm",
                  "Z(b,n,k) = sum_m X(b,n,m) * Y(b,k,m), TC's transposed batched matmul at the "
                  "Factorization Machines shape",
-                 {{"b", 500, 3}, {"n", 26, 6}, {"m", 72, 5}, {"k", 26, 4}}, build_tbmm,
+                 {{"b", 500, 3}, {"n", 26, 6}, {"m", 72, 5}, {"k", 26, 4}},
+                 build_tbmm,
                  tbmm_reference});
 }
 

@@ -62,8 +62,8 @@ void add_matmul(std::vector<KernelInfo>& zoo) {
   zoo.push_back(matmul_info("matmul", "C = A . B, A m x k, B k x n, row-major", {}, square));
   zoo.push_back(matmul_info("matmul_ta", "C = A^T . B, A stored k x m", {true, false, 1}, square));
   // TC's transposed matmul (tmm) at its first shape: M=128, K=32, N=256.
-  zoo.push_back(matmul_info("matmul_tb", "C = A . B^T, B stored n x k (TC's tmm)",
-                            {false, true, 1}, {{"m", 128, 16}, {"n", 256, 12}, {"k", 32, 8}}));
+  zoo.push_back(matmul_info("matmul_tb", "C = A . B^T, B stored n x k (TC's tmm)", {false, true, 1},
+                            {{"m", 128, 16}, {"n", 256, 12}, {"k", 32, 8}}));
   zoo.push_back(matmul_info("strided_matmul",
                             "C = A . B with consecutive elements of A 32 elements apart",
                             {false, false, 32}, square));

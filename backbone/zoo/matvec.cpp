@@ -64,10 +64,13 @@ void gesummv_reference(const Sizes& sizes, HostArgs& args) {
 }  // namespace
 
 void add_matvec(std::vector<KernelInfo>& zoo) {
-  zoo.push_back({"mv", "y = A . x, A m x n", {{"m", 4096, 16}, {"n", 4096, 7}}, build_mv,
-                 mv_reference});
-  zoo.push_back({"gesummv", "y = alpha * A . x + beta * B . x, A and B n x n (PolyBench)",
-                 {{"n", 4096, 12}}, build_gesummv, gesummv_reference});
+  zoo.push_back(
+      {"mv", "y = A . x, A m x n", {{"m", 4096, 16}, {"n", 4096, 7}}, build_mv, mv_reference});
+  zoo.push_back({"gesummv",
+                 "y = alpha * A . x + beta * B . x, A and B n x n (PolyBench)",
+                 {{"n", 4096, 12}},
+                 build_gesummv,
+                 gesummv_reference});
 }
 
 }  // namespace sculpt::backbone::zoo

@@ -84,11 +84,15 @@ void mlp2_reference(const Sizes& sizes, HostArgs& args) {
 }  // namespace
 
 void add_mlp(std::vector<KernelInfo>& zoo) {
-  zoo.push_back({"matmul_bias_relu", "C = max(A . B + bias, 0), bias over the columns",
-                 {{"m", 1024, 16}, {"n", 1024, 12}, {"k", 1024, 8}}, build_matmul_bias_relu,
+  zoo.push_back({"matmul_bias_relu",
+                 "C = max(A . B + bias, 0), bias over the columns",
+                 {{"m", 1024, 16}, {"n", 1024, 12}, {"k", 1024, 8}},
+                 build_matmul_bias_relu,
                  matmul_bias_relu_reference});
-  zoo.push_back({"mlp2", "Y = max(X . W1, 0) . W2: two chained matmuls with a ReLU between",
-                 {{"m", 128, 8}, {"k", 512, 6}, {"h", 512, 12}, {"n", 256, 4}}, build_mlp2,
+  zoo.push_back({"mlp2",
+                 "Y = max(X . W1, 0) . W2: two chained matmuls with a ReLU between",
+                 {{"m", 128, 8}, {"k", 512, 6}, {"h", 512, 12}, {"n", 256, 4}},
+                 build_mlp2,
                  mlp2_reference});
 }
 

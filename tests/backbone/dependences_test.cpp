@@ -43,13 +43,14 @@ TEST(Dependences, MatmulReducesOverKOnly) {
   const Instruction& fma = nth(kernel, 3);
   ASSERT_EQ(fma.op, Operator::kFma);
   EXPECT_EQ(kinds_of(deps, fma), (std::vector<LoopKind>{LoopKind::kParallel, LoopKind::kParallel,
-                                                         LoopKind::kReduction}));
+                                                        LoopKind::kReduction}));
   for (DimId dim : kernel.loop(fma.loops[2]).dims()) {
     EXPECT_EQ(deps.dim_kind(dim), LoopKind::kReduction);
   }
   // Every other loop is parallel.
   int reductions = 0;
-  for (const Loop& loop : kernel.loops()) reductions += deps.loop_kind(loop.id) != LoopKind::kParallel;
+  for (const Loop& loop : kernel.loops())
+    reductions += deps.loop_kind(loop.id) != LoopKind::kParallel;
   EXPECT_EQ(reductions, 1);
   // The init goes before the fma, the fma before the store; the loads before the fma.
   EXPECT_TRUE(deps.must_order(nth(kernel, 2).id, fma.id));

@@ -38,8 +38,7 @@ TEST(Sizes, MalformedFieldsAreErrors) {
                            "99999999999x1x1", " 256x1x1"}) {
     const SizeParse parse = parse_sizes(text, kMatmul);
     EXPECT_FALSE(parse.ok()) << text;
-    EXPECT_NE(parse.error.find("not a positive 32-bit integer"), std::string::npos)
-        << parse.error;
+    EXPECT_NE(parse.error.find("not a positive 32-bit integer"), std::string::npos) << parse.error;
   }
   const SizeParse parse = parse_sizes("256x12ax32", kMatmul);
   EXPECT_EQ(parse.error.substr(0, 45), "size '256x12ax32': field 2 (n) is '12a', not ");
