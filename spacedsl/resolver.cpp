@@ -14,6 +14,10 @@ namespace sculpt::spacedsl {
 namespace {
 
 constexpr std::size_t kMaxEnumValues = 64;
+// Bounds on nesting: quantified variables per item and depth of `subsetof` chains. They keep
+// every lookup cheap on any input; real spaces stay far below them.
+constexpr std::size_t kMaxVariables = 64;
+constexpr std::size_t kMaxSetDepth = 64;
 
 constexpr std::array<std::string_view, 4> kReservedVars = {"fun", "id", "item", "new"};
 
@@ -102,6 +106,7 @@ class Resolver {
     resolve_set_headers();
     resolve_set_fields();
     check_superset_cycles();
+    compute_set_depths();
     check_disjoint();
     inherit_fields();
     resolve_choice_signatures();
@@ -338,6 +343,18 @@ class Resolver {
     return ok;
   }
 
+  /// Binds a list of declarations (arguments or `forall` heads) after those of `scope`.
+  bool declare_vars(const SourceFile& file, const std::vector<ast::VarDecl>& decls, Scope& scope) {
+    if (scope.vars.size() + decls.size() > kMaxVariables) {
+      error(file, decls[kMaxVariables - std::min(scope.vars.size(), kMaxVariables)].offset,
+            "too many variables in one item (at most " + std::to_string(kMaxVariables) + ")");
+      return false;
+    }
+    bool ok = true;
+    for (const ast::VarDecl& decl : decls) ok = declare_var(file, decl, scope) && ok;
+    return ok;
+  }
+
   std::optional<VarId> use_var(const SourceFile& file, const ast::VarRef& ref, const Scope& scope) {
     if (auto id = scope.find(ref.text)) return id;
     error(file, ref.offset, "unknown variable '$" + ref.text + "'");
@@ -542,8 +559,7 @@ class Resolver {
   /// `forall ...: clauses` on top of `scope`; `prefix` (if any) is or-ed into every clause.
   std::optional<Constraint> constraint(const SourceFile& file, const ast::Requirement& body,
                                        Scope scope, const std::optional<Condition>& prefix) {
-    bool ok = true;
-    for (const ast::VarDecl& var : body.forall) ok = declare_var(file, var, scope) && ok;
+    bool ok = declare_vars(file, body.forall, scope);
     if (!ok) return std::nullopt;
     Constraint out;
     out.loc = loc(file, body.offset);
@@ -650,6 +666,7 @@ class Resolver {
 
   /// Reports each `subsetof` cycle once, at its set with the lowest id, and breaks it there.
   void check_superset_cycles() {
+    cut_.assign(model_.sets.size(), false);
     enum class State : std::uint8_t { Unvisited, OnPath, Done };
     std::vector<State> state(model_.sets.size(), State::Unvisited);
     for (SetId root = 0; root < model_.sets.size(); ++root) {
@@ -668,9 +685,15 @@ class Resolver {
         error(*source.file, offset,
               "set '" + model_.sets[lowest].name + "' is its own superset through 'subsetof'");
         model_.sets[lowest].superset.reset();
+        cut_[lowest] = true;
       }
       for (SetId id : path) state[id] = State::Done;
     }
+  }
+
+  SetId root_of(SetId id) const {
+    while (model_.sets[id].superset) id = *model_.sets[id].superset;
+    return id;
   }
 
   /// `disjoint` between a set and one of its subsets or supersets would make one of them empty.
@@ -695,8 +718,10 @@ class Resolver {
   }
 
   /// Supersets first, then subsets take what they do not set (see model.h).
-  void inherit_fields() {
-    std::vector<std::size_t> depth(model_.sets.size(), 0);
+  /// The depth of each set under its root set. A set deeper than kMaxSetDepth is an error and
+  /// its `subsetof` is dropped, which bounds every later walk up a chain.
+  void compute_set_depths() {
+    depth_.assign(model_.sets.size(), 0);
     std::vector<bool> known(model_.sets.size(), false);
     for (SetId id = 0; id < model_.sets.size(); ++id) {
       std::vector<SetId> chain;
@@ -705,14 +730,27 @@ class Resolver {
         chain.push_back(current);
         current = *model_.sets[current].superset;
       }
-      std::size_t d = known[current] ? depth[current] : 0;
+      std::size_t d = known[current] ? depth_[current] : 0;
       known[current] = true;
-      depth[current] = d;
       for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-        depth[*it] = ++d;
+        if (++d > kMaxSetDepth) {
+          const SetSource& source = set_sources_[*it];
+          std::size_t offset = source.set ? source.set->name.offset : source.quotient->name.offset;
+          error(*source.file, offset,
+                "set '" + model_.sets[*it].name + "' is nested too deeply (at most " +
+                    std::to_string(kMaxSetDepth) + " levels of 'subsetof')");
+          model_.sets[*it].superset.reset();
+          cut_[*it] = true;
+          d = 0;
+        }
+        depth_[*it] = d;
         known[*it] = true;
       }
     }
+  }
+
+  void inherit_fields() {
+    const std::vector<std::size_t>& depth = depth_;
     std::vector<SetId> order(model_.sets.size());
     for (SetId id = 0; id < order.size(); ++id) order[id] = id;
     std::stable_sort(order.begin(), order.end(),
@@ -729,6 +767,8 @@ class Resolver {
     }
     for (SetId id = 0; id < model_.sets.size(); ++id) {
       const Set& set = model_.sets[id];
+      // Below a dropped `subsetof`, missing fields are a consequence of the first error.
+      if (cut_[root_of(id)]) continue;
       std::string missing;
       for (std::string_view field :
            {"type", "id_type", "iterator", "item_getter", "id_getter", "capacity"}) {
@@ -762,7 +802,7 @@ class Resolver {
       if (!source.decl) continue;
       const SourceFile& file = *source.file;
       Scope scope;
-      for (const ast::VarDecl& arg : args_of(*source.decl)) declare_var(file, arg, scope);
+      declare_vars(file, args_of(*source.decl), scope);
       Choice& choice = model_.choices[id];
       choice.args = std::move(scope.vars);
       const auto* e = boost::get<ast::EnumChoice>(source.decl);
@@ -928,8 +968,7 @@ class Resolver {
     counter.half = decl.half;
     counter.loc = loc(file, decl.offset);
     Scope scope{choice.args};
-    bool ok = true;
-    for (const ast::VarDecl& var : decl.forall) ok = declare_var(file, var, scope) && ok;
+    bool ok = declare_vars(file, decl.forall, scope);
     if (!ok) return;
     counter.forall.assign(scope.vars.begin() + static_cast<std::ptrdiff_t>(choice.args.size()),
                           scope.vars.end());
@@ -1061,8 +1100,7 @@ class Resolver {
     for (Constraint& c : lowered_) model_.constraints.push_back(std::move(c));
     for (const auto& [file, decl] : triggers_) {
       Scope scope;
-      bool ok = true;
-      for (const ast::VarDecl& var : decl->forall) ok = declare_var(*file, var, scope) && ok;
+      bool ok = declare_vars(*file, decl->forall, scope);
       if (!ok) continue;
       Trigger trigger;
       trigger.code = code(*file, decl->code, scope);
@@ -1081,6 +1119,8 @@ class Resolver {
   std::unordered_map<std::string, SetId> set_ids_;
   std::unordered_map<std::string, ChoiceId> choice_ids_;
   std::vector<bool> parametric_;
+  std::vector<std::size_t> depth_;  // of each set under its root, once cycles are broken
+  std::vector<bool> cut_;           // sets whose `subsetof` was dropped after an error
   std::vector<SetSource> set_sources_;
   std::vector<ChoiceSource> choice_sources_;
   std::vector<ItemSource<ast::RequireDecl>> requires_;

@@ -116,6 +116,31 @@ TEST(SpacedslDiagnostics, HugeFlatInputsDoNotCrash) {
   EXPECT_EQ(m->constraints[0].clauses.size(), 20000u);
 }
 
+TEST(SpacedslDiagnostics, VariablesPerItemAreBounded) {
+  std::string text = "include \"dims.space\"\nrequire\n";
+  for (int i = 0; i < 70; ++i) text += "  forall $v" + std::to_string(i) + " in Dimensions:\n";
+  text += "  \"$v0\"\n";
+  auto errors = errors_of(text);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].message, "too many variables in one item (at most 64)");
+  EXPECT_EQ(errors[0].loc.line, 67);  // the 65th forall
+  EXPECT_EQ(errors[0].loc.column, 3);
+}
+
+TEST(SpacedslDiagnostics, SubsetChainsAreBounded) {
+  std::string text = "include \"dims.space\"\n";
+  for (int i = 0; i < 70; ++i) {
+    std::string super = i == 0 ? "Statements" : "S" + std::to_string(i - 1);
+    text += "set S" + std::to_string(i) + " subsetof " + super +
+            ": iterator = \"i\" from_superset = \"f\" end\n";
+  }
+  auto errors = errors_of(text);
+  ASSERT_EQ(errors.size(), 1u);
+  // Statements is at depth 0, so S63 is at depth 64 and S64 one too many.
+  EXPECT_EQ(errors[0].message, "set 'S64' is nested too deeply (at most 64 levels of 'subsetof')");
+  EXPECT_EQ(errors[0].loc.line, 66);
+}
+
 TEST(SpacedslDiagnostics, IncludeDepthIsBounded) {
   std::filesystem::path dir = std::filesystem::temp_directory_path() / "spacedsl_include_depth";
   std::filesystem::create_directories(dir);
