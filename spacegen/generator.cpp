@@ -365,6 +365,9 @@ class Generator {
     }
     return out;
   }
+  std::string args_comma(const ChoiceInstance& ci, const Scope& scope) const {
+    return ci.args.empty() ? "" : args_of(ci, scope) + ", ";
+  }
   static bool matches(const ChoiceInstance& ci, const Override& ov) {
     return ov.pattern && ov.pattern->choice == ci.choice && ov.pattern->args == ci.args;
   }
@@ -423,7 +426,7 @@ class Generator {
   std::string restrict_range(const ChoiceInstance& ci, const Scope& scope, const std::string& range,
                              const std::string& origin) const {
     std::string fn = is_counter(ci.choice) ? "bound_" : "restrict_";
-    return check(fn + cname(ci.choice) + "(" + args_of(ci, scope) + ", " + range + ", " +
+    return check(fn + cname(ci.choice) + "(" + args_comma(ci, scope) + range + ", " +
                  origin + ")");
   }
 
@@ -436,21 +439,21 @@ class Generator {
     std::string rn = cname(r.choice);
     switch (cond.kind) {
       case Kind::Is:
-        w.line(check("restrict_" + ln + "(" + args_of(l, scope) + ", " + hex(cond.values) + ", " +
+        w.line(check("restrict_" + ln + "(" + args_comma(l, scope) + hex(cond.values) + ", " +
                      origin + ")"));
         break;
       case Kind::ChoiceEqual:
         if (is_enum(l.choice)) {
-          w.line(check("restrict_" + ln + "(" + args_of(l, scope) + ", " +
+          w.line(check("restrict_" + ln + "(" + args_comma(l, scope) +
                        map_values(r.choice, l.choice, summary(r, scope, {})) + ", " + origin +
                        ")"));
-          w.line(check("restrict_" + rn + "(" + args_of(r, scope) + ", " +
+          w.line(check("restrict_" + rn + "(" + args_comma(r, scope) +
                        map_values(l.choice, r.choice, summary(l, scope, {})) + ", " + origin +
                        ")"));
         } else if (!is_counter(l.choice) && !is_counter(r.choice)) {
-          w.line(check("restrict_" + ln + "_like(" + args_of(l, scope) + ", domain_" + rn + "(" +
+          w.line(check("restrict_" + ln + "_like(" + args_comma(l, scope) + "domain_" + rn + "(" +
                        args_of(r, scope) + "), " + origin + ")"));
-          w.line(check("restrict_" + rn + "_like(" + args_of(r, scope) + ", domain_" + ln + "(" +
+          w.line(check("restrict_" + rn + "_like(" + args_comma(r, scope) + "domain_" + ln + "(" +
                        args_of(l, scope) + "), " + origin + ")"));
         } else {
           w.line(restrict_range(l, scope, summary(r, scope, {}), origin));
@@ -463,27 +466,27 @@ class Generator {
           w.line("const ValueSet rhs = " + map_values(r.choice, l.choice, summary(r, scope, {})) +
                  ";");
           w.line("if (std::has_single_bit(rhs)) " +
-                 check("restrict_" + ln + "(" + args_of(l, scope) + ", ~rhs, " + origin + ")"));
+                 check("restrict_" + ln + "(" + args_comma(l, scope) + "~rhs, " + origin + ")"));
           w.line("const ValueSet lhs = " + map_values(l.choice, r.choice, summary(l, scope, {})) +
                  ";");
           w.line("if (std::has_single_bit(lhs)) " +
-                 check("restrict_" + rn + "(" + args_of(r, scope) + ", ~lhs, " + origin + ")"));
+                 check("restrict_" + rn + "(" + args_comma(r, scope) + "~lhs, " + origin + ")"));
           w.close();
         } else if (!is_counter(l.choice) && !is_counter(r.choice)) {
           w.open("");
           w.line("const Interval rhs = " + summary(r, scope, {}) + ";");
-          w.line("if (rhs.fixed()) " + check("restrict_" + ln + "_remove(" + args_of(l, scope) +
-                                             ", rhs.lo, " + origin + ")"));
+          w.line("if (rhs.fixed()) " + check("restrict_" + ln + "_remove(" + args_comma(l, scope) +
+                                             "rhs.lo, " + origin + ")"));
           w.line("const Interval lhs = " + summary(l, scope, {}) + ";");
-          w.line("if (lhs.fixed()) " + check("restrict_" + rn + "_remove(" + args_of(r, scope) +
-                                             ", lhs.lo, " + origin + ")"));
+          w.line("if (lhs.fixed()) " + check("restrict_" + rn + "_remove(" + args_comma(r, scope) +
+                                             "lhs.lo, " + origin + ")"));
           w.close();
         }
         break;
       case Kind::CompareCode:
         if (cond.op == spacedsl::CompareOp::Ne) {
           if (!is_counter(l.choice)) {
-            w.line(check("restrict_" + ln + "_remove(" + args_of(l, scope) + ", constant(" +
+            w.line(check("restrict_" + ln + "_remove(" + args_comma(l, scope) + "constant(" +
                          host(cond.code, scope) + ").lo, " + origin + ")"));
           }
         } else {
@@ -529,7 +532,8 @@ class Generator {
                         const std::string& origin) const {
     for (const auto& cond : clause) {
       if (uses_choice(cond, &cond.lhs)) {
-        return "{ const ObjectId ids[] = {" + args_of(cond.lhs, scope) + "}; return fail(" +
+        std::string ids = cond.lhs.args.empty() ? "0" : args_of(cond.lhs, scope);
+        return "{ const ObjectId ids[] = {" + ids + "}; return fail(" +
                origin + ", " + choice_id(cond.lhs.choice) + ", ids); }";
       }
     }
@@ -603,6 +607,7 @@ class Generator {
   std::vector<bool> bind_pattern(CodeWriter& w, Scope& scope, const Pattern& p) const {
     std::vector<bool> needs(scope.item->vars.size(), false);
     const auto& choice = m_.choices[p.choice];
+    if (p.args.empty()) w.line("(void)ids;");
     for (std::size_t i = 0; i < p.args.size(); ++i) {
       VarId v = p.args[i];
       scope.names[v] = "v_" + scope.item->vars[v].name;
@@ -1380,6 +1385,7 @@ class Generator {
       std::size_t n = m_.choices[c].args.size();
       Item args_item{m_.choices[c].args, {}};
       Scope scope{&args_item, std::vector<std::string>(n)};
+      w.open("");
       emit_scope(w, scope, std::vector<bool>(n, false), [&] {
         std::string ids;
         for (std::size_t i = 0; i < n; ++i) ids += (i ? ", " : "") + scope.names[i];
@@ -1389,6 +1395,7 @@ class Generator {
         w.line("s.hi = d.hi;");
         w.line(check("set_state_" + cname(c) + "(" + ids + (n ? ", " : "") + "s)"));
       });
+      w.close();
     }
     for (std::size_t i = 0; i < constraints_.size(); ++i) {
       w.line(check("propagate_" + std::to_string(i) + "_all()"));
@@ -1695,7 +1702,7 @@ class Generator {
     w.open("Status Candidate::update_" + name + "(" + id_params_comma(n) +
            "Interval old_term, Interval new_term)");
     w.line("CounterState s = counter_state(" + choice_id(c) + ", index_" + name + "(" + args_ids + "));");
-    w.line("if (!update_total(" + op + ", " + (half ? "true" : "false") + ", s, old_term, new_term)) {");
+    w.line("if (!replace_term(" + op + ", " + (half ? "true" : "false") + ", s, old_term, new_term)) {");
     w.line("  const Interval d = derive_" + name + "(" + args_ids + ");");
     w.line("  s.lo = d.lo;");
     w.line("  s.hi = d.hi;");

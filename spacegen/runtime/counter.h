@@ -37,7 +37,7 @@ inline bool saturated(std::int64_t v) { return v <= -kInfinity || v >= kInfinity
 /// Replaces one term of the derived bounds in place; false when that cannot be done exactly
 /// (saturation, or a zero factor) and the counter must be derived again from scratch.
 /// Half counters keep only their lower end.
-inline bool update_total(CounterOp op, bool half, CounterState& s, Interval old_term,
+inline bool replace_term(CounterOp op, bool half, CounterState& s, Interval old_term,
                          Interval new_term) {
   if (saturated(s.lo) || saturated(old_term.lo)) return false;
   if (!half && (saturated(s.hi) || saturated(old_term.hi))) return false;

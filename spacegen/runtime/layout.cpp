@@ -1,5 +1,6 @@
 #include "spacegen/runtime/layout.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "support/check.h"
@@ -19,11 +20,20 @@ std::size_t enum_bytes(std::size_t num_values) {
 
 }  // namespace
 
+std::size_t Layout::index(std::size_t choice, const ObjectId* ids) const {
+  const ChoiceLayout& c = choices[choice];
+  if (c.triangular) return std::size_t{ids[1]} * (ids[1] - 1) / 2 + ids[0];
+  std::size_t idx = 0;
+  for (std::uint32_t i = 0; i < c.arity; ++i) idx = idx * c.caps[i] + ids[i];
+  return idx;
+}
+
 void Layout::decode(std::size_t choice, std::size_t index, ObjectId* ids) const {
   const ChoiceLayout& c = choices[choice];
   if (c.triangular) {
     // Largest b with b(b-1)/2 <= index.
-    std::size_t b = 1;
+    auto b = static_cast<std::size_t>((1.0 + std::sqrt(1.0 + 8.0 * static_cast<double>(index))) / 2);
+    while (b * (b - 1) / 2 > index) --b;
     while ((b + 1) * b / 2 <= index) ++b;
     ids[1] = static_cast<ObjectId>(b);
     ids[0] = static_cast<ObjectId>(index - b * (b - 1) / 2);

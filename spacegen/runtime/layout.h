@@ -42,13 +42,7 @@ struct CounterState {
 class Layout {
  public:
   /// Index of the stored instance over `ids` (in stored order for triangular choices).
-  std::size_t index(std::size_t choice, const ObjectId* ids) const {
-    const ChoiceLayout& c = choices[choice];
-    if (c.triangular) return std::size_t{ids[1]} * (ids[1] - 1) / 2 + ids[0];
-    std::size_t idx = 0;
-    for (std::uint32_t i = 0; i < c.arity; ++i) idx = idx * c.caps[i] + ids[i];
-    return idx;
-  }
+  std::size_t index(std::size_t choice, const ObjectId* ids) const;
   void decode(std::size_t choice, std::size_t index, ObjectId* ids) const;
   std::span<const std::int64_t> universe(std::size_t choice, std::size_t index) const {
     const ChoiceLayout& c = choices[choice];

@@ -1,0 +1,197 @@
+// Enum conditions, aliases, `==`/`!=`, symmetry, antisymmetry, host-code filters and
+// conflicts: the domains after propagation on the test backbone.
+#include <gtest/gtest.h>
+
+#include "generated/space_alias/space.h"
+#include "generated/space_antisymmetric/space.h"
+#include "generated/space_choice_equal/space.h"
+#include "generated/space_conflict/space.h"
+#include "generated/space_enum_is/space.h"
+#include "generated/space_equal_pairs/space.h"
+#include "generated/space_implication/space.h"
+#include "generated/space_static_code/space.h"
+#include "generated/space_symmetric/space.h"
+#include "generated/space_transitivity/space.h"
+#include "tests/spacegen/space_fixture.h"
+
+namespace sculpt::spacegen::test {
+namespace {
+
+TEST(SpacegenEnumIs, InstructionsLoseBlueAndRedForcesRound) {
+  Backbone fun;
+  fun.add_inst();
+  fun.add_dim({1, 2});
+  auto c = make_candidate<space_enum_is::Candidate>(fun);
+  using namespace space_enum_is::values;
+  EXPECT_EQ(c->get_color(0), color::RED | color::GREEN);
+  EXPECT_EQ(c->get_color(1), color::ALL);
+  ASSERT_EQ(c->restrict_shape(1, shape::SQUARE), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_color(1), color::GREEN | color::BLUE);
+  ASSERT_EQ(c->restrict_color(0, color::RED), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_shape(0), shape::ROUND);
+}
+
+TEST(SpacegenAlias, ValueRequiresAndAliasRequires) {
+  Backbone fun;
+  fun.add_dim({1}, ~0u, /*flag=*/false);
+  fun.add_dim({1}, ~0u, /*flag=*/true);
+  auto c = make_candidate<space_alias::Candidate>(fun);
+  using namespace space_alias::values;
+  EXPECT_EQ(c->get_kind(0), kind::LOOP | kind::PARALLEL);  // UNROLL needs the flag
+  EXPECT_EQ(c->get_kind(1), kind::ALL);
+  ASSERT_EQ(c->restrict_mode(0, mode::SLOW), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_kind(0), kind::LOOP);
+  ASSERT_EQ(c->restrict_kind(1, kind::THREAD), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_mode(1), mode::FAST);
+}
+
+TEST(SpacegenImplication, LastConditionIsForced) {
+  Backbone fun;
+  fun.add_dim({1});
+  fun.add_dim({1});
+  auto c = make_candidate<space_implication::Candidate>(fun);
+  using namespace space_implication::values;
+  ASSERT_EQ(c->restrict_a(0, a::Y | a::Z), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_b(0), b::Q);
+  ASSERT_EQ(c->restrict_b(1, b::P), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_a(1), a::X);
+}
+
+TEST(SpacegenChoiceEqual, EqualAndNotEqual) {
+  Backbone fun;
+  fun.add_dim({1});
+  auto c = make_candidate<space_choice_equal::Candidate>(fun);
+  using namespace space_choice_equal::values;
+  ASSERT_EQ(c->restrict_left(0, left::A | left::C), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_right(0), right::A | right::C);
+  EXPECT_EQ(c->get_other(0), other::ALL);
+  ASSERT_EQ(c->restrict_right(0, right::C), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_left(0), left::C);
+  EXPECT_EQ(c->get_other(0), other::A | other::B);
+}
+
+TEST(SpacegenEqualPairs, EqualityBetweenObjectsFilteredByHostCode) {
+  Backbone fun;
+  fun.add_dim({1}, ~0u, true);
+  fun.add_dim({1}, ~0u, true);
+  fun.add_dim({1}, ~0u, false);
+  auto c = make_candidate<space_equal_pairs::Candidate>(fun);
+  using namespace space_equal_pairs::values;
+  ASSERT_EQ(c->restrict_mode(0, mode::FAST), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_mode(1), mode::FAST);
+  EXPECT_EQ(c->get_mode(2), mode::ALL);
+}
+
+TEST(SpacegenAntisymmetric, ReverseReadsThroughTheInvolution) {
+  Backbone fun;
+  fun.add_inst();
+  fun.add_dim({1});
+  fun.add_dim({1});
+  auto c = make_candidate<space_antisymmetric::Candidate>(fun);
+  using namespace space_antisymmetric::values;
+  EXPECT_EQ(c->get_order(0, 1), order::BEFORE | order::AFTER);
+  EXPECT_EQ(c->get_order(1, 0), order::BEFORE | order::AFTER);
+  EXPECT_EQ(c->get_order(1, 2), order::ALL);
+  ASSERT_EQ(c->restrict_order(2, 1, order::INNER), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_order(1, 2), order::OUTER);
+  EXPECT_EQ(c->get_order(2, 1), order::INNER);
+  ASSERT_EQ(c->restrict_order(1, 0, order::AFTER), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_order(0, 1), order::BEFORE);
+  // Half of the pairs are stored: 16 statements, 120 pairs of one byte.
+  EXPECT_EQ(c->layout().choices[space_antisymmetric::choice_id::order].count, 120u);
+}
+
+TEST(SpacegenTransitivity, OrderIsTransitive) {
+  Backbone fun;
+  for (int i = 0; i < 4; ++i) fun.add_inst();
+  auto c = make_candidate<space_transitivity::Candidate>(fun);
+  using namespace space_transitivity::values;
+  ASSERT_EQ(c->restrict_order(0, 1, order::BEFORE), Status::Ok);
+  ASSERT_EQ(c->restrict_order(2, 1, order::AFTER), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_order(0, 2), order::BEFORE);
+  EXPECT_EQ(c->get_order(2, 0), order::AFTER);
+  EXPECT_EQ(c->get_order(0, 3), order::ALL);
+  ASSERT_EQ(c->restrict_order(3, 0, order::AFTER), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_order(3, 2), order::ALL);
+  ASSERT_EQ(c->restrict_order(2, 3, order::BEFORE), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_order(0, 3), order::BEFORE);
+  EXPECT_EQ(c->get_order(1, 3), order::BEFORE);
+}
+
+TEST(SpacegenTransitivity, CycleIsAConflict) {
+  Backbone fun;
+  for (int i = 0; i < 3; ++i) fun.add_inst();
+  auto c = make_candidate<space_transitivity::Candidate>(fun);
+  using namespace space_transitivity::values;
+  ASSERT_EQ(c->restrict_order(0, 1, order::BEFORE), Status::Ok);
+  ASSERT_EQ(c->restrict_order(1, 2, order::BEFORE), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->restrict_order(2, 0, order::BEFORE), Status::Conflict);
+  ASSERT_TRUE(c->conflict().has_value());
+  EXPECT_EQ(c->conflict()->choice, "order");
+}
+
+TEST(SpacegenSymmetric, BothOrdersReadTheSameInstance) {
+  Backbone fun;
+  fun.add_dim({1});
+  fun.add_dim({1});
+  fun.add_dim({1});
+  auto c = make_candidate<space_symmetric::Candidate>(fun);
+  using namespace space_symmetric::values;
+  ASSERT_EQ(c->restrict_fused(1, 0, fused::TRUE), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_fused(0, 1), fused::TRUE);
+  ASSERT_EQ(c->restrict_kind(1, kind::THREAD), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_kind(0), kind::THREAD);
+  EXPECT_EQ(c->get_kind(2), kind::ALL);
+  ASSERT_EQ(c->restrict_kind(2, kind::LOOP), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_fused(2, 0), fused::FALSE);
+  EXPECT_EQ(c->get_fused(1, 2), fused::FALSE);
+}
+
+TEST(SpacegenStaticCode, HostConditionsAndConstants) {
+  Backbone fun;
+  fun.add_inst(/*flag=*/true);
+  fun.add_inst(/*flag=*/false);
+  auto c = make_candidate<space_static_code::Candidate>(fun);
+  using namespace space_static_code::values;
+  EXPECT_EQ(c->get_color(0), color::RED);
+  EXPECT_EQ(c->get_color(1), color::GREEN);
+}
+
+TEST(SpacegenConflict, ConflictNamesConstraintAndInstance) {
+  Backbone fun;
+  fun.add_inst(/*flag=*/true);
+  fun.add_dim({1}, ~0u, /*flag=*/true);
+  Status status = Status::Ok;
+  auto c = make_candidate<space_conflict::Candidate>(fun, &status);
+  ASSERT_EQ(status, Status::Conflict);
+  ASSERT_TRUE(c->conflict().has_value());
+  const Conflict& conflict = *c->conflict();
+  EXPECT_EQ(conflict.choice, "color");
+  EXPECT_EQ(conflict.objects, std::vector<ObjectId>{1});
+  EXPECT_NE(conflict.origin.find("Dimensions are green"), std::string::npos) << conflict.origin;
+  EXPECT_NE(conflict.location.find("conflict.space:"), std::string::npos) << conflict.location;
+  EXPECT_EQ(conflict.clause, 1u);
+  // A dead candidate stays dead.
+  EXPECT_EQ(c->propagate(), Status::Conflict);
+}
+
+}  // namespace
+}  // namespace sculpt::spacegen::test

@@ -1,0 +1,138 @@
+// Triggers, objects added by lowerings (their choices, constraints, counters and integer
+// universes) and quotient sets.
+#include <gtest/gtest.h>
+
+#include "generated/space_counter_new_objects/space.h"
+#include "generated/space_integer_new_objects/space.h"
+#include "generated/space_quotient/space.h"
+#include "generated/space_quotient_constraint/space.h"
+#include "generated/space_trigger/space.h"
+#include "generated/space_trigger_global/space.h"
+#include "tests/spacegen/space_fixture.h"
+
+namespace sculpt::spacegen::test {
+namespace {
+
+TEST(SpacegenTrigger, LoweringAddsAConstrainedInstruction) {
+  Backbone fun;
+  fun.add_dim({1});
+  fun.add_dim({1});
+  auto c = make_candidate<space_trigger::Candidate>(fun);
+  using namespace space_trigger::values;
+  auto before = c->clone();
+  EXPECT_FALSE(c->is_member(space_trigger::set_id::Insts, 2));
+  ASSERT_EQ(c->restrict_merge(1, 0, merge::YES), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->backbone().lowerings, 1);
+  EXPECT_TRUE(c->is_member(space_trigger::set_id::Insts, 2));
+  EXPECT_EQ(c->get_color(2), color::GREEN);
+  // The copy taken before shares nothing that the lowering changed.
+  auto* b = static_cast<space_trigger::Candidate*>(before.get());
+  EXPECT_EQ(b->backbone().lowerings, 0);
+  EXPECT_FALSE(b->is_member(space_trigger::set_id::Insts, 2));
+  // A trigger fires once per object tuple.
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->backbone().lowerings, 1);
+}
+
+TEST(SpacegenTriggerGlobal, TriggerOnACounter) {
+  Backbone fun;
+  fun.add_dim({1});
+  fun.add_dim({1});
+  fun.add_dim({1});
+  auto c = make_candidate<space_trigger_global::Candidate>(fun);
+  using namespace space_trigger_global::values;
+  ASSERT_EQ(c->restrict_on(0, on::YES), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->backbone().lowerings, 0);
+  ASSERT_EQ(c->restrict_on(2, on::YES), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->backbone().lowerings, 1);
+  EXPECT_TRUE(c->is_member(space_trigger_global::set_id::Insts, 3));
+}
+
+TEST(SpacegenCounterNewObjects, CountersIncludeObjectsAddedLater) {
+  Backbone fun;
+  fun.add_dim({1});
+  fun.add_dim({1});
+  fun.add_dim({1});
+  fun.add_inst();
+  auto c = make_candidate<space_counter_new_objects::Candidate>(fun);
+  using namespace space_counter_new_objects::values;
+  EXPECT_EQ(c->get_insts(), (Interval{1, 1}));
+  ASSERT_EQ(c->restrict_go(0, go::YES), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_insts(), (Interval{2, 2}));
+  ASSERT_EQ(c->restrict_go(1, go::YES), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_insts(), (Interval{3, 3}));
+  // A third lowering breaks the bound: the candidate dies with the counter as the cause.
+  ASSERT_EQ(c->restrict_go(2, go::YES), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Conflict);
+  EXPECT_EQ(c->conflict()->choice, "insts");
+}
+
+TEST(SpacegenIntegerNewObjects, NewInstancesGetTheirUniverse) {
+  Backbone fun;
+  fun.add_dim({1});
+  auto c = make_candidate<space_integer_new_objects::Candidate>(fun);
+  using namespace space_integer_new_objects::values;
+  ASSERT_EQ(c->restrict_go(0, go::YES), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->values_width(1), (std::vector<std::int64_t>{2, 4}));
+  InstanceRef ref{space_integer_new_objects::choice_id::width, {1}};
+  EXPECT_EQ(c->domain(ref).size(), 2u);
+  EXPECT_EQ(c->value_name(ref, c->domain(ref)[0]), "2");
+}
+
+TEST(SpacegenQuotient, RepresentativesAndTheirCounter) {
+  Backbone fun;
+  fun.add_dim({1});
+  fun.add_dim({1});
+  fun.add_dim({1});
+  auto c = make_candidate<space_quotient::Candidate>(fun);
+  using namespace space_quotient::values;
+  for (ObjectId d = 0; d < 3; ++d) ASSERT_EQ(c->restrict_kind(d, kind::THREAD), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_is_thread_dim(0), is_thread_dim::TRUE);
+  EXPECT_EQ(c->get_is_thread_dim(1), is_thread_dim::ALL);
+  ASSERT_EQ(c->restrict_mapping(0, 1, mapping::NOT_MAPPED), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_is_thread_dim(1), is_thread_dim::TRUE);
+  // Two classes already: the third dimension cannot start another one.
+  EXPECT_EQ(c->get_is_thread_dim(2), is_thread_dim::FALSE);
+  EXPECT_EQ(c->get_num_threads(), (Interval{2, 2}));
+  ASSERT_EQ(c->restrict_mapping(2, 0, mapping::NOT_MAPPED), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_mapping(1, 2), mapping::MAPPED);
+}
+
+TEST(SpacegenQuotient, NonMembersAreNotRepresentatives) {
+  Backbone fun;
+  fun.add_dim({1});
+  fun.add_dim({1});
+  auto c = make_candidate<space_quotient::Candidate>(fun);
+  using namespace space_quotient::values;
+  ASSERT_EQ(c->restrict_kind(0, kind::LOOP), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_is_thread_dim(0), is_thread_dim::FALSE);
+  ASSERT_EQ(c->restrict_is_thread_dim(1, is_thread_dim::TRUE), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_kind(1), kind::THREAD);
+}
+
+TEST(SpacegenQuotientConstraint, ConstraintOverRepresentatives) {
+  Backbone fun;
+  fun.add_dim({1});
+  fun.add_dim({1});
+  auto c = make_candidate<space_quotient_constraint::Candidate>(fun);
+  using namespace space_quotient_constraint::values;
+  ASSERT_EQ(c->restrict_kind(0, kind::THREAD), Status::Ok);
+  ASSERT_EQ(c->restrict_kind(1, kind::LOOP), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_level(0), level::HIGH);
+  EXPECT_EQ(c->get_level(1), level::ALL);
+}
+
+}  // namespace
+}  // namespace sculpt::spacegen::test
