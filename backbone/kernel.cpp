@@ -174,11 +174,16 @@ std::vector<const DimMapping*> Kernel::dim_mappings() const {
   return out;
 }
 
-std::vector<DimId> Kernel::tile_dims(LogicalDimId logical) const {
-  std::vector<DimId> out;
+std::vector<const LogicalDim*> Kernel::logical_dims() const {
+  std::vector<const LogicalDim*> out;
+  for (const LogicalDim& logical : logicals_) out.push_back(&logical);
+  return out;
+}
+
+std::vector<const Dimension*> Kernel::tile_dims(LogicalDimId logical) const {
+  std::vector<const Dimension*> out;
   for (LoopId loop_id : logical_dim(logical).loops) {
-    const std::vector<DimId>& tiles = loop(loop_id).tile_dims;
-    out.insert(out.end(), tiles.begin(), tiles.end());
+    for (DimId dim : loop(loop_id).tile_dims) out.push_back(&dims_[dim.value]);
   }
   return out;
 }

@@ -262,12 +262,12 @@ class Kernel {
   std::vector<const Statement*> statements() const;
   std::vector<const MemRegion*> mem_regions() const;
   std::vector<const DimMapping*> dim_mappings() const;
-  const std::vector<LogicalDim>& logical_dims() const { return logicals_; }
+  std::vector<const LogicalDim*> logical_dims() const;
   const std::vector<Loop>& loops() const { return loops_; }
   const std::vector<Parameter>& params() const { return params_; }
   const std::vector<Communication>& comms() const { return comms_; }
   /// Static dims of every loop of `logical` (the space's TileDims($logical)).
-  std::vector<DimId> tile_dims(LogicalDimId logical) const;
+  std::vector<const Dimension*> tile_dims(LogicalDimId logical) const;
   /// All dimensions of the loops an instruction sits in, outer to inner.
   std::vector<DimId> dims_of(InstId id) const;
   /// The instruction's loop of a logical dimension, if it has one.

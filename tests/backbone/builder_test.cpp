@@ -49,14 +49,14 @@ TEST(Builder, MatmulHasOneNestPerInstruction) {
 
 TEST(Builder, StripMiningKeepsDivisorsAndOne) {
   const Kernel kernel = small_matmul();
-  const LogicalDim& m = kernel.logical_dims()[0];
+  const LogicalDim& m = *kernel.logical_dims()[0];
   ASSERT_EQ(m.tile_sizes.size(), 2u);
   EXPECT_EQ(m.tile_sizes[0], (std::vector<int64_t>{1, 2, 4, 8}));
   EXPECT_EQ(m.tile_sizes[1], (std::vector<int64_t>{1, 2, 4}));
-  const LogicalDim& n = kernel.logical_dims()[1];
+  const LogicalDim& n = *kernel.logical_dims()[1];
   EXPECT_EQ(n.tile_sizes[0], (std::vector<int64_t>{1, 2, 3, 4, 6, 12}));
   EXPECT_EQ(n.tile_sizes[1], (std::vector<int64_t>{1, 2, 3, 4}));
-  const LogicalDim& k = kernel.logical_dims()[2];
+  const LogicalDim& k = *kernel.logical_dims()[2];
   EXPECT_TRUE(k.tile_sizes.empty());
   // Every loop of m: a dynamic dim then two tile dims with m's candidates.
   for (LoopId loop_id : m.loops) {

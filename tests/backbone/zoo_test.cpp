@@ -115,7 +115,7 @@ TEST(Zoo, MatmulShape) {
   const Kernel kernel = info.build(default_sizes(info.sizes));
   EXPECT_EQ(kernel.instructions().size(), 5u);
   EXPECT_EQ(count_ops(kernel, Operator::kFma), 1);
-  const LogicalDim& m = kernel.logical_dims()[0];
+  const LogicalDim& m = *kernel.logical_dims()[0];
   // [2, 32] and [2, 4] keep the powers of two dividing 1024, plus 1.
   EXPECT_EQ(m.tile_sizes[0], (std::vector<int64_t>{1, 2, 4, 8, 16, 32}));
   EXPECT_EQ(m.tile_sizes[1], (std::vector<int64_t>{1, 2, 4}));
@@ -139,7 +139,7 @@ TEST(Zoo, FamiliesShapes) {
   };
   const Kernel axpy = build("axpy");
   EXPECT_EQ(axpy.instructions().size(), 4u);  // 2 loads, fma, store
-  EXPECT_EQ(axpy.logical_dims()[0].tile_sizes.size(), 2u);
+  EXPECT_EQ(axpy.logical_dims()[0]->tile_sizes.size(), 2u);
   const Kernel gesummv = build("gesummv");
   EXPECT_EQ(count_ops(gesummv, Operator::kFma), 3);
   EXPECT_EQ(count_ops(gesummv, Operator::kLoad), 3);
