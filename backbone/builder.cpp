@@ -424,6 +424,7 @@ void Builder::preallocate_lowering(Communication& comm) {
   for (size_t i = temp.extents.size(); i-- > 1;) {
     temp.strides[i - 1] = temp.strides[i] * temp.extents[i];
   }
+  temp.layout_mappings = comm.mappings;
   AffineExpr index;
   for (size_t i = 0; i < temp.layout.size(); ++i) {
     index.terms.push_back({temp.layout[i], temp.strides[i]});

@@ -228,6 +228,28 @@ std::vector<std::pair<DimId, int64_t>> Kernel::access_strides(
   return strides;
 }
 
+int64_t Kernel::dynamic_size(DimId dim_id, const std::function<int64_t(DimId)>& static_size) const {
+  const Dimension& dynamic = dim(dim_id);
+  SCULPT_CHECK(!dynamic.is_static()) << dynamic.name << " is a static dimension";
+  int64_t tiles = 1;
+  for (DimId tile : loop(dynamic.loop).tile_dims) tiles *= static_size(tile);
+  return logical_dim(dynamic.logical).size / tiles;
+}
+
+Kernel::TempLayout Kernel::temp_layout(MemId temp, const std::function<bool(DimMappingId)>& indexed,
+                                       const std::function<int64_t(DimId)>& dim_size) const {
+  const MemRegion& region = mem(temp);
+  SCULPT_CHECK(region.kind == MemRegion::Kind::kTemporary) << region.name << " is no temporary";
+  TempLayout layout;
+  layout.strides.resize(region.layout_mappings.size());
+  for (size_t i = region.layout_mappings.size(); i-- > 0;) {
+    const DimMappingId id = region.layout_mappings[i];
+    layout.strides[i] = {id, indexed(id) ? layout.elements : 0};
+    if (indexed(id)) layout.elements *= dim_size(mapping(id).src);
+  }
+  return layout;
+}
+
 std::vector<LoopId> Kernel::storage_loops(InstId id) const {
   std::vector<LoopId> loops;
   const std::vector<LoopId>& reduced = inst(id).reduction_loops();

@@ -170,6 +170,10 @@ struct MemRegion {
   std::vector<int64_t> extents;      // logical shape
   std::vector<int64_t> strides;      // elements between consecutive indices of each extent
   std::vector<LogicalDimId> layout;  // temporaries: the logical dims indexing it, row-major
+  // Temporaries: the dim mappings of their communication, outer to inner. The accesses above
+  // give every pair of mapped dims its own slots (always correct: what the interpreter runs);
+  // `Kernel::temp_layout` compacts the array once the candidate knows which pairs need them.
+  std::vector<DimMappingId> layout_mappings;
   bool added = true;
 
   /// Elements to allocate: one past the largest index reachable through the strides.
@@ -279,6 +283,21 @@ class Kernel {
   /// the access does not depend on get 0. Bytes: times elem_type_bytes of the region.
   std::vector<std::pair<DimId, int64_t>> access_strides(
       InstId id, const std::function<int64_t(DimId)>& static_size) const;
+
+  /// Size of a dynamic dimension: its logical size over the product of its loop's tile sizes.
+  int64_t dynamic_size(DimId dim, const std::function<int64_t(DimId)>& static_size) const;
+
+  /// Layout of a temporary for a fully specified candidate: a row-major array over the mapped
+  /// dim pairs for which `indexed` holds (a pair of merged dims, or any pair whose iteration i
+  /// is stored and loaded before iteration i + 1, needs no slot of its own). `dim_size` gives
+  /// the size of any dimension. Strides are per mapping, in elements: the store uses them on
+  /// the mapping's source dim, the load on its destination dim; 0 for pairs not indexed.
+  struct TempLayout {
+    int64_t elements = 1;
+    std::vector<std::pair<DimMappingId, int64_t>> strides;
+  };
+  TempLayout temp_layout(MemId temp, const std::function<bool(DimMappingId)>& indexed,
+                         const std::function<int64_t(DimId)>& dim_size) const;
 
   /// Loops indexing an instruction's value: its loops but the ones it reduces over (a reduction
   /// keeps one accumulator per iteration of the others).

@@ -117,3 +117,42 @@ TEST(Interpreter, AccumulatorReadInsideItsLoopSeesPartialValues) {
 
 }  // namespace
 }  // namespace sculpt::backbone
+
+namespace sculpt::backbone {
+namespace {
+
+TEST(Lowering, TemporaryLayoutKeepsSlotsOnlyForIndexedPairs) {
+  Kernel kernel = test_kernel("matmul");  // m = 16, k = 8
+  const Communication& a_to_fma = kernel.comms()[0];
+  kernel.lower_communication(a_to_fma.mappings[0]);
+  const MemRegion& temp = kernel.mem(a_to_fma.temp);
+  ASSERT_EQ(temp.layout_mappings, a_to_fma.mappings);  // m: dyn, t0, t1; k: dyn
+  const Loop& m = kernel.loop(kernel.dim(kernel.mapping(a_to_fma.mappings[0]).src).loop);
+  const auto static_size = [&](DimId dim) -> int64_t {
+    if (dim == m.tile_dims[0]) return 2;
+    if (dim == m.tile_dims[1]) return 4;
+    return 1;
+  };
+  const auto dim_size = [&](DimId dim) {
+    return kernel.dim(dim).is_static() ? static_size(dim) : kernel.dynamic_size(dim, static_size);
+  };
+  EXPECT_EQ(kernel.dynamic_size(m.dynamic_dim, static_size), 2);
+  // Every pair indexed: the whole m x k array, row-major over the dims.
+  const Kernel::TempLayout full = kernel.temp_layout(
+      temp.id, [](DimMappingId) { return true; }, dim_size);
+  EXPECT_EQ(full.elements, 16 * 8);
+  EXPECT_EQ(full.strides[0].second, 64);  // m's dynamic dim: 2 * 4 * 8
+  EXPECT_EQ(full.strides[1].second, 32);
+  EXPECT_EQ(full.strides[2].second, 8);
+  EXPECT_EQ(full.strides[3].second, 1);
+  // m's pairs merged: one row of k per iteration of m.
+  const DimMappingId k_pair = a_to_fma.mappings[3];
+  const Kernel::TempLayout row = kernel.temp_layout(
+      temp.id, [&](DimMappingId id) { return id == k_pair; }, dim_size);
+  EXPECT_EQ(row.elements, 8);
+  EXPECT_EQ(row.strides[0].second, 0);
+  EXPECT_EQ(row.strides[3].second, 1);
+}
+
+}  // namespace
+}  // namespace sculpt::backbone
