@@ -1,5 +1,6 @@
 #include "spacegen/runtime/candidate.h"
 
+#include <bit>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -217,27 +218,66 @@ bool CandidateBase::is_live(const InstanceRef& instance) const {
   return true;
 }
 
-std::vector<InstanceRef> CandidateBase::live_instances() const {
-  std::vector<InstanceRef> out;
+std::size_t CandidateBase::stored_size(std::uint32_t choice, std::size_t index) const {
+  const ChoiceLayout& l = layout_->choices[choice];
+  const unsigned char* slot = bytes() + l.offset + index * l.stride;
+  std::size_t n = 0;
+  for (std::size_t w = 0; w < l.stride / 8; ++w) {
+    n += static_cast<std::size_t>(std::popcount(load<std::uint64_t>(l.offset + index * l.stride + w * 8)));
+  }
+  for (std::size_t b = l.stride / 8 * 8; b < l.stride; ++b) {
+    n += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(slot[b])));
+  }
+  return n;
+}
+
+template <typename F>
+void CandidateBase::for_each_live(F&& f) const {
   const SpaceTable& t = table();
   std::array<ObjectId, kMaxArity> ids{};
   for (std::uint32_t c = 0; c < t.choices.size(); ++c) {
-    if (t.choices[c].kind == ChoiceKind::Counter) continue;
+    const ChoiceTable& ct = t.choices[c];
+    if (ct.kind == ChoiceKind::Counter) continue;
     const ChoiceLayout& l = layout_->choices[c];
     for (std::size_t i = 0; i < l.count; ++i) {
       layout_->decode(c, i, ids.data());
-      InstanceRef ref{c, std::vector<ObjectId>(ids.begin(), ids.begin() + l.arity)};
-      if (is_live(ref)) out.push_back(std::move(ref));
+      bool live = true;
+      for (std::uint32_t a = 0; a < l.arity && live; ++a) {
+        live = is_member(ct.arg_sets[a], ids[a]);
+        for (std::uint32_t b = 0; b < a && live; ++b) {
+          live = ids[a] != ids[b] || ct.arg_sets[a] != ct.arg_sets[b];
+        }
+      }
+      if (live && !f(c, i, ids.data(), l.arity)) return;
     }
   }
+}
+
+std::vector<InstanceRef> CandidateBase::live_instances() const {
+  std::vector<InstanceRef> out;
+  for_each_live([&](std::uint32_t c, std::size_t, const ObjectId* ids, std::uint32_t arity) {
+    out.push_back({c, std::vector<ObjectId>(ids, ids + arity)});
+    return true;
+  });
+  return out;
+}
+
+std::optional<InstanceRef> CandidateBase::first_open_instance() const {
+  std::optional<InstanceRef> out;
+  for_each_live([&](std::uint32_t c, std::size_t i, const ObjectId* ids, std::uint32_t arity) {
+    if (stored_size(c, i) <= 1) return true;
+    out = InstanceRef{c, std::vector<ObjectId>(ids, ids + arity)};
+    return false;
+  });
   return out;
 }
 
 std::vector<InstanceRef> CandidateBase::open_instances() const {
   std::vector<InstanceRef> out;
-  for (InstanceRef& ref : live_instances()) {
-    if (domain(ref).size() > 1) out.push_back(std::move(ref));
-  }
+  for_each_live([&](std::uint32_t c, std::size_t i, const ObjectId* ids, std::uint32_t arity) {
+    if (stored_size(c, i) > 1) out.push_back({c, std::vector<ObjectId>(ids, ids + arity)});
+    return true;
+  });
   return out;
 }
 

@@ -71,6 +71,9 @@ class CandidateBase {
   // instance's universe.
   /// Live, non-counter instances with more than one value left, in layout order.
   std::vector<InstanceRef> open_instances() const;
+  /// The first of them: the next decision of a search that decides in layout order
+  /// (choices in declaration order); nullopt when the candidate is fully specified.
+  std::optional<InstanceRef> first_open_instance() const;
   /// Every live non-counter instance.
   std::vector<InstanceRef> live_instances() const;
   bool is_live(const InstanceRef& instance) const;
@@ -174,6 +177,12 @@ class CandidateBase {
   using ExtraUniverses = std::map<std::pair<std::uint32_t, std::size_t>, std::vector<std::int64_t>>;
 
   void clear_queue();
+  /// Number of values left in a stored enum or integer instance.
+  std::size_t stored_size(std::uint32_t choice, std::size_t index) const;
+  /// Calls f(choice, index, ids, arity) for every live stored non-counter instance, in layout
+  /// order, until f returns false.
+  template <typename F>
+  void for_each_live(F&& f) const;
 
   std::vector<std::pair<std::uint32_t, std::size_t>> queue_;
   std::uint64_t queue_epoch_ = 0;  // identifies this queue in the thread's dedup stamps
