@@ -46,6 +46,9 @@ void describe(const backbone::KernelInfo& info, const backbone::Sizes& sizes,
   fmt::print("sizes ({}): {}  [default {}, tests {}]\n", size_names(info), sizes.to_string(),
              backbone::format_sizes(backbone::default_sizes(info.sizes)),
              backbone::format_sizes(backbone::test_sizes(info.sizes)));
+  for (const backbone::PaperSize& paper : info.paper_sizes) {
+    fmt::print("  measured in {}: --size {}\n", paper.source, paper.size);
+  }
   fmt::print("parameters:\n");
   for (const backbone::Parameter& param : kernel.params()) {
     using Kind = backbone::Parameter::Kind;

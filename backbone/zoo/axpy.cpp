@@ -35,6 +35,7 @@ void add_axpy(std::vector<KernelInfo>& zoo) {
                  {{"n", int64_t{1} << 26, 96}},
                  build_axpy,
                  axpy_reference});
+  zoo.back().paper_sizes = {{"Telamon, axpy n = 2^26", "67108864"}};
 }
 
 }  // namespace sculpt::backbone::zoo

@@ -83,6 +83,8 @@ void add_batched_matmul(std::vector<KernelInfo>& zoo) {
                  {{"b", 500, 3}, {"n", 26, 6}, {"m", 72, 5}, {"k", 26, 4}},
                  build_tbmm,
                  tbmm_reference});
+  zoo.back().paper_sizes = {
+      {"Tensor Comprehensions, tbmm (B,N,M,K) = (500,26,72,26)", "500x26x72x26"}};
 }
 
 }  // namespace sculpt::backbone::zoo

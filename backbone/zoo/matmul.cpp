@@ -60,13 +60,19 @@ KernelInfo matmul_info(std::string name, std::string description, MatmulLayout l
 void add_matmul(std::vector<KernelInfo>& zoo) {
   const std::vector<SizeSpec> square = {{"m", 1024, 16}, {"n", 1024, 12}, {"k", 1024, 8}};
   zoo.push_back(matmul_info("matmul", "C = A . B, A m x k, B k x n, row-major", {}, square));
+  zoo.back().paper_sizes = {{"Telamon, matmul 256x256x32", "256x256x32"},
+                            {"Telamon, matmul 1024x1024x1024; Diesel SGEMM", "1024x1024x1024"}};
   zoo.push_back(matmul_info("matmul_ta", "C = A^T . B, A stored k x m", {true, false, 1}, square));
-  // TC's transposed matmul (tmm) at its first shape: M=128, K=32, N=256.
+  // TC's transposed matmul (tmm) defaults to its first shape: M=128, K=32, N=256.
   zoo.push_back(matmul_info("matmul_tb", "C = A . B^T, B stored n x k (TC's tmm)", {false, true, 1},
                             {{"m", 128, 16}, {"n", 256, 12}, {"k", 32, 8}}));
+  zoo.back().paper_sizes = {{"Tensor Comprehensions, tmm (M,K,N) = (128,32,256)", "128x256x32"},
+                            {"Tensor Comprehensions, tmm (128,1024,1024)", "128x1024x1024"},
+                            {"Tensor Comprehensions, tmm (128,4096,16384)", "128x16384x4096"}};
   zoo.push_back(matmul_info("strided_matmul",
                             "C = A . B with consecutive elements of A 32 elements apart",
                             {false, false, 32}, square));
+  zoo.back().paper_sizes = {{"Telamon, strided matmul", "1024x1024x1024"}};
 }
 
 }  // namespace sculpt::backbone::zoo

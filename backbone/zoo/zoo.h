@@ -13,6 +13,11 @@
 
 namespace sculpt::backbone {
 
+struct PaperSize {
+  std::string source;  // which paper and experiment
+  std::string size;    // e.g. "256x256x32"
+};
+
 struct KernelInfo {
   std::string name;
   std::string description;
@@ -21,6 +26,8 @@ struct KernelInfo {
   /// Computes the outputs from the inputs in `args` (f64 accumulation, outputs rounded to
   /// their element type).
   std::function<void(const Sizes&, HostArgs&)> reference;
+  /// Problem sizes the papers in shared/papers/ measured, as `--size` strings.
+  std::vector<PaperSize> paper_sizes = {};
 };
 
 /// Every zoo kernel, in the order `sculpt kernels` lists them.

@@ -109,6 +109,22 @@ TEST(Zoo, ListsThePapersKernels) {
   EXPECT_EQ(format_sizes(default_sizes(zoo_kernel("axpy").sizes)), "67108864");
 }
 
+TEST(Zoo, PaperSizesParse) {
+  int count = 0;
+  for (const KernelInfo& info : kernel_zoo()) {
+    for (const PaperSize& paper : info.paper_sizes) {
+      const SizeParse parse = parse_sizes(paper.size, info.sizes);
+      EXPECT_TRUE(parse.ok()) << info.name << " " << paper.source << ": " << parse.error;
+      ++count;
+    }
+  }
+  EXPECT_GE(count, 8);
+  const SizeParse tmm =
+      parse_sizes(zoo_kernel("matmul_tb").paper_sizes[2].size, zoo_kernel("matmul_tb").sizes);
+  EXPECT_EQ(tmm.sizes.at("n"), 16384);
+  EXPECT_EQ(tmm.sizes.at("k"), 4096);
+}
+
 // Shapes: instruction counts and nests of each family.
 TEST(Zoo, MatmulShape) {
   const KernelInfo& info = zoo_kernel("matmul");
