@@ -87,19 +87,12 @@ int run_kernels(const KernelsOptions& options) {
     list_kernels();
     return kExitOk;
   }
-  const backbone::KernelInfo* info = backbone::find_kernel(options.name);
-  if (!info) {
-    std::string names;
-    for (const backbone::KernelInfo& k : backbone::kernel_zoo()) names += " " + k.name;
-    fmt::print(stderr, "sculpt kernels: unknown kernel '{}' (known:{})\n", options.name, names);
+  const backbone::ZooLookup lookup = backbone::lookup_kernel(options.name, options.size);
+  if (!lookup.ok()) {
+    fmt::print(stderr, "sculpt kernels: {}\n", lookup.error);
     return kExitUsage;
   }
-  const backbone::SizeParse parse = backbone::parse_sizes(options.size, info->sizes);
-  if (!parse.ok()) {
-    fmt::print(stderr, "sculpt kernels: --size: {}\n", parse.error);
-    return kExitUsage;
-  }
-  describe(*info, parse.sizes, options);
+  describe(*lookup.info, lookup.sizes, options);
   return kExitOk;
 }
 

@@ -26,4 +26,19 @@ const KernelInfo* find_kernel(std::string_view name) {
   return nullptr;
 }
 
+ZooLookup lookup_kernel(std::string_view name, std::string_view size) {
+  ZooLookup lookup;
+  lookup.info = find_kernel(name);
+  if (!lookup.info) {
+    std::string known;
+    for (const KernelInfo& info : kernel_zoo()) known += " " + info.name;
+    lookup.error = "unknown kernel '" + std::string(name) + "' (known:" + known + ")";
+    return lookup;
+  }
+  SizeParse parse = parse_sizes(size, lookup.info->sizes);
+  lookup.sizes = std::move(parse.sizes);
+  lookup.error = std::move(parse.error);
+  return lookup;
+}
+
 }  // namespace sculpt::backbone

@@ -36,4 +36,15 @@ std::span<const KernelInfo> kernel_zoo();
 /// The zoo kernel called `name`, or nullptr.
 const KernelInfo* find_kernel(std::string_view name);
 
+/// A kernel and problem size chosen on a command line, or what is wrong with them.
+struct ZooLookup {
+  const KernelInfo* info = nullptr;
+  Sizes sizes;
+  std::string error;  // "unknown kernel 'x' (known: ...)" or the size parser's message
+  bool ok() const { return error.empty(); }
+};
+
+/// Finds `name` in the zoo and parses `size` for it (empty: the default sizes).
+ZooLookup lookup_kernel(std::string_view name, std::string_view size);
+
 }  // namespace sculpt::backbone

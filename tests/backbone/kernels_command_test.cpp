@@ -67,7 +67,7 @@ TEST(KernelsCommand, MalformedSizeIsAUsageError) {
   const Outcome outcome = run_sculpt({"kernels", "mv", "--size", "12x"});
   EXPECT_EQ(outcome.code, kExitUsage);
   EXPECT_EQ(outcome.err,
-            "sculpt kernels: --size: size '12x': field 2 (n) is '', not a positive 32-bit "
+            "sculpt kernels: size '12x': field 2 (n) is '', not a positive 32-bit "
             "integer (expected mxn, e.g. 4096x4096)\n");
 }
 

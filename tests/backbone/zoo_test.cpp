@@ -109,6 +109,19 @@ TEST(Zoo, ListsThePapersKernels) {
   EXPECT_EQ(format_sizes(default_sizes(zoo_kernel("axpy").sizes)), "67108864");
 }
 
+TEST(Zoo, LookupByNameAndSize) {
+  const ZooLookup found = lookup_kernel("mv", "64x32");
+  ASSERT_TRUE(found.ok()) << found.error;
+  EXPECT_EQ(found.info->name, "mv");
+  EXPECT_EQ(found.sizes.at("n"), 32);
+  EXPECT_EQ(lookup_kernel("gesummv", "").sizes.at("n"), 4096);
+  const ZooLookup unknown = lookup_kernel("gemm", "64");
+  EXPECT_EQ(unknown.info, nullptr);
+  EXPECT_EQ(unknown.error.rfind("unknown kernel 'gemm' (known: axpy matmul ", 0), 0u);
+  EXPECT_EQ(lookup_kernel("mv", "64").error.rfind("size '64' has 1 field, the kernel takes 2", 0),
+            0u);
+}
+
 TEST(Zoo, PaperSizesParse) {
   int count = 0;
   for (const KernelInfo& info : kernel_zoo()) {
