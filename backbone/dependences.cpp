@@ -108,9 +108,9 @@ class Analysis {
     for (const auto& entry : writes_) arrays.insert(entry.first);
     std::vector<RawDependence> raw;
     for (const std::string& array : arrays) {
+      if (writes_.count(array) == 0) continue;  // read-only: no dependence
       const isl::UnionMap reads = accesses(reads_, array, domain_set);
       const isl::UnionMap writes = accesses(writes_, array, domain_set);
-      if (writes_.count(array) == 0) continue;  // read-only: no dependence
       if (reads_.count(array)) {
         collect(flow(reads, writes, {}, schedule), DepKind::kFlow, array, raw);
         collect(flow(writes, {}, reads, schedule), DepKind::kAnti, array, raw);
