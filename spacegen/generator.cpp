@@ -23,7 +23,7 @@ using spacedsl::Variable;
 using spacedsl::VarId;
 using Kind = spacedsl::Condition::Kind;
 
-const char* const kFiles[] = {"domains.h",      "space.h",      "decision_vector.cpp",
+const char* const kFiles[] = {"domains.h",       "space.h",      "decision_vector.cpp",
                               "propagators.cpp", "counters.cpp", "triggers.cpp"};
 
 std::string loc_string(const spacedsl::SourceLocation& loc) {
@@ -41,12 +41,18 @@ std::string quoted(const std::string& s) {
 
 std::string op_name(spacedsl::CompareOp op) {
   switch (op) {
-    case spacedsl::CompareOp::Lt: return "CompareOp::Lt";
-    case spacedsl::CompareOp::Le: return "CompareOp::Le";
-    case spacedsl::CompareOp::Gt: return "CompareOp::Gt";
-    case spacedsl::CompareOp::Ge: return "CompareOp::Ge";
-    case spacedsl::CompareOp::Eq: return "CompareOp::Eq";
-    case spacedsl::CompareOp::Ne: return "CompareOp::Ne";
+    case spacedsl::CompareOp::Lt:
+      return "CompareOp::Lt";
+    case spacedsl::CompareOp::Le:
+      return "CompareOp::Le";
+    case spacedsl::CompareOp::Gt:
+      return "CompareOp::Gt";
+    case spacedsl::CompareOp::Ge:
+      return "CompareOp::Ge";
+    case spacedsl::CompareOp::Eq:
+      return "CompareOp::Eq";
+    case spacedsl::CompareOp::Ne:
+      return "CompareOp::Ne";
   }
   return "CompareOp::Eq";
 }
@@ -54,12 +60,18 @@ std::string op_name(spacedsl::CompareOp op) {
 spacedsl::CompareOp negated_op(spacedsl::CompareOp op) {
   using spacedsl::CompareOp;
   switch (op) {
-    case CompareOp::Lt: return CompareOp::Ge;
-    case CompareOp::Le: return CompareOp::Gt;
-    case CompareOp::Gt: return CompareOp::Le;
-    case CompareOp::Ge: return CompareOp::Lt;
-    case CompareOp::Eq: return CompareOp::Ne;
-    case CompareOp::Ne: return CompareOp::Eq;
+    case CompareOp::Lt:
+      return CompareOp::Ge;
+    case CompareOp::Le:
+      return CompareOp::Gt;
+    case CompareOp::Gt:
+      return CompareOp::Le;
+    case CompareOp::Ge:
+      return CompareOp::Lt;
+    case CompareOp::Eq:
+      return CompareOp::Ne;
+    case CompareOp::Ne:
+      return CompareOp::Eq;
   }
   return op;
 }
@@ -270,20 +282,22 @@ class Generator {
     return "Origin{" + std::to_string(1 + m_.constraints.size() + counter_index(c)) + ", 0}";
   }
   std::string quotient_origin(std::size_t q) const {
-    return "Origin{" +
-           std::to_string(1 + m_.constraints.size() + counter_ids_.size() + q) + ", 0}";
+    return "Origin{" + std::to_string(1 + m_.constraints.size() + counter_ids_.size() + q) + ", 0}";
   }
 
   /// Whether `ci` (lhs or rhs of `cond`) names a choice instance.
   static bool uses_choice(const Condition& cond, const ChoiceInstance* ci) {
     switch (cond.kind) {
       case Kind::Is:
-      case Kind::CompareCode: return ci == &cond.lhs;
+      case Kind::CompareCode:
+        return ci == &cond.lhs;
       case Kind::ChoiceEqual:
       case Kind::ChoiceNotEqual:
-      case Kind::CompareChoices: return true;
+      case Kind::CompareChoices:
+        return true;
       case Kind::Code:
-      case Kind::Constant: return false;
+      case Kind::Constant:
+        return false;
     }
     return false;
   }
@@ -316,7 +330,8 @@ class Generator {
   // ----- Host code -----------------------------------------------------------------------
 
   /// Replaces `$name` by the expressions of `vars` and `$fun` by `fun`.
-  static std::string substitute(const std::string& code, const std::map<std::string, std::string>& vars,
+  static std::string substitute(const std::string& code,
+                                const std::map<std::string, std::string>& vars,
                                 const std::string& fun) {
     std::string out;
     for (std::size_t i = 0; i < code.size();) {
@@ -325,7 +340,8 @@ class Generator {
         continue;
       }
       std::size_t j = i + 1;
-      while (j < code.size() && (std::isalnum(static_cast<unsigned char>(code[j])) || code[j] == '_')) {
+      while (j < code.size() &&
+             (std::isalnum(static_cast<unsigned char>(code[j])) || code[j] == '_')) {
         ++j;
       }
       std::string name = code.substr(i + 1, j - i - 1);
@@ -350,7 +366,8 @@ class Generator {
     std::map<std::string, std::string> vars;
     for (VarId v = 0; v < scope.item->vars.size(); ++v) {
       if (!scope.names[v].empty()) {
-        vars[scope.item->vars[v].name] = item_expr(scope.item->vars[v].set, scope.names[v], "*fun_");
+        vars[scope.item->vars[v].name] =
+            item_expr(scope.item->vars[v].set, scope.names[v], "*fun_");
       }
     }
     return substitute(code, vars, "(*fun_)");
@@ -413,7 +430,8 @@ class Generator {
                summary(cond.rhs, scope, ov) + ")";
       case Kind::Code:
         return "truth_of(static_cast<bool>(" + host(cond.code, scope) + "))";
-      case Kind::Constant: return cond.constant ? "Truth::True" : "Truth::False";
+      case Kind::Constant:
+        return cond.constant ? "Truth::True" : "Truth::False";
     }
     return "Truth::Unknown";
   }
@@ -426,8 +444,7 @@ class Generator {
   std::string restrict_range(const ChoiceInstance& ci, const Scope& scope, const std::string& range,
                              const std::string& origin) const {
     std::string fn = is_counter(ci.choice) ? "bound_" : "restrict_";
-    return check(fn + cname(ci.choice) + "(" + args_comma(ci, scope) + range + ", " +
-                 origin + ")");
+    return check(fn + cname(ci.choice) + "(" + args_comma(ci, scope) + range + ", " + origin + ")");
   }
 
   /// Emits what makes `cond` hold; conditions on host code only cannot be forced.
@@ -490,10 +507,10 @@ class Generator {
                          host(cond.code, scope) + ").lo, " + origin + ")"));
           }
         } else {
-          w.line(restrict_range(l, scope,
-                                "allowed_range(" + op_name(cond.op) + ", constant(" +
-                                    host(cond.code, scope) + "))",
-                                origin));
+          w.line(restrict_range(
+              l, scope,
+              "allowed_range(" + op_name(cond.op) + ", constant(" + host(cond.code, scope) + "))",
+              origin));
         }
         break;
       case Kind::CompareChoices:
@@ -501,14 +518,15 @@ class Generator {
           w.line(restrict_range(
               l, scope, "allowed_range(" + op_name(cond.op) + ", " + summary(r, scope, {}) + ")",
               origin));
-          w.line(restrict_range(r, scope,
-                                "allowed_range(mirror(" + op_name(cond.op) + "), " +
-                                    summary(l, scope, {}) + ")",
-                                origin));
+          w.line(restrict_range(
+              r, scope,
+              "allowed_range(mirror(" + op_name(cond.op) + "), " + summary(l, scope, {}) + ")",
+              origin));
         }
         break;
       case Kind::Code:
-      case Kind::Constant: break;
+      case Kind::Constant:
+        break;
     }
   }
 
@@ -516,13 +534,22 @@ class Generator {
   std::optional<Condition> negation(const Condition& cond) const {
     Condition n = cond;
     switch (cond.kind) {
-      case Kind::Is: n.values = ~cond.values & full_mask(cond.lhs.choice); return n;
-      case Kind::ChoiceEqual: n.kind = Kind::ChoiceNotEqual; return n;
-      case Kind::ChoiceNotEqual: n.kind = Kind::ChoiceEqual; return n;
+      case Kind::Is:
+        n.values = ~cond.values & full_mask(cond.lhs.choice);
+        return n;
+      case Kind::ChoiceEqual:
+        n.kind = Kind::ChoiceNotEqual;
+        return n;
+      case Kind::ChoiceNotEqual:
+        n.kind = Kind::ChoiceEqual;
+        return n;
       case Kind::CompareCode:
-      case Kind::CompareChoices: n.op = negated_op(cond.op); return n;
+      case Kind::CompareChoices:
+        n.op = negated_op(cond.op);
+        return n;
       case Kind::Code:
-      case Kind::Constant: return std::nullopt;
+      case Kind::Constant:
+        return std::nullopt;
     }
     return std::nullopt;
   }
@@ -533,8 +560,8 @@ class Generator {
     for (const auto& cond : clause) {
       if (uses_choice(cond, &cond.lhs)) {
         std::string ids = cond.lhs.args.empty() ? "0" : args_of(cond.lhs, scope);
-        return "{ const ObjectId ids[] = {" + ids + "}; return fail(" +
-               origin + ", " + choice_id(cond.lhs.choice) + ", ids); }";
+        return "{ const ObjectId ids[] = {" + ids + "}; return fail(" + origin + ", " +
+               choice_id(cond.lhs.choice) + ", ids); }";
       }
     }
     return "return fail(" + origin + ", kNoChoice, nullptr);";
@@ -725,13 +752,15 @@ class Generator {
 
   std::string id_params(std::size_t n) const {
     std::string out;
-    for (std::size_t i = 0; i < n; ++i) out += (i ? ", " : "") + std::string("ObjectId a") + std::to_string(i);
+    for (std::size_t i = 0; i < n; ++i)
+      out += (i ? ", " : "") + std::string("ObjectId a") + std::to_string(i);
     return out;
   }
   std::string id_params_comma(std::size_t n) const { return n ? id_params(n) + ", " : ""; }
   std::string id_list(std::size_t n) const {
     std::string out;
-    for (std::size_t i = 0; i < n; ++i) out += (i ? ", " : "") + std::string("a") + std::to_string(i);
+    for (std::size_t i = 0; i < n; ++i)
+      out += (i ? ", " : "") + std::string("a") + std::to_string(i);
     return out;
   }
 
@@ -761,16 +790,24 @@ class Generator {
     w.open("class Candidate final : public sculpt::spacegen::CandidateBase");
     w.line(" public:");
     w.line("  using Backbone = " + o_.backbone_type + ";");
-    w.line("  /// The layout of the decision vectors of `fun`: compute once, share between candidates.");
-    w.line("  static std::shared_ptr<const sculpt::spacegen::Layout> make_layout(const Backbone& fun);");
+    w.line(
+        "  /// The layout of the decision vectors of `fun`: compute once, share between "
+        "candidates.");
+    w.line(
+        "  static std::shared_ptr<const sculpt::spacegen::Layout> make_layout(const Backbone& "
+        "fun);");
     w.line("  static const sculpt::spacegen::SpaceTable& space_table();");
     w.line("  /// The action origin: restrictions that come from the search.");
     w.line("  static constexpr Origin kAction{0, 0};");
-    w.line("  Candidate(std::shared_ptr<Backbone> fun, std::shared_ptr<const sculpt::spacegen::Layout> layout);");
-    w.line("  /// Posts every constraint and counter, then propagates; call once after construction.");
+    w.line(
+        "  Candidate(std::shared_ptr<Backbone> fun, std::shared_ptr<const "
+        "sculpt::spacegen::Layout> layout);");
+    w.line(
+        "  /// Posts every constraint and counter, then propagates; call once after construction.");
     w.line("  [[nodiscard]] Status initialize();");
     w.line("  std::unique_ptr<sculpt::spacegen::CandidateBase> clone() const override;");
-    w.line("  const sculpt::spacegen::SpaceTable& table() const override { return space_table(); }");
+    w.line(
+        "  const sculpt::spacegen::SpaceTable& table() const override { return space_table(); }");
     w.line("  const Backbone& backbone() const { return *fun_; }");
     w.line();
     for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
@@ -804,7 +841,9 @@ class Generator {
     w.line();
     w.line(" protected:");
     w.line("  Status on_change(std::uint32_t choice, const ObjectId* ids) override;");
-    w.line("  Status restrict_stored(std::uint32_t choice, const ObjectId* ids, const std::uint64_t* mask) override;");
+    w.line(
+        "  Status restrict_stored(std::uint32_t choice, const ObjectId* ids, const std::uint64_t* "
+        "mask) override;");
     w.line("  void run_trigger(std::uint32_t trigger, const ObjectId* ids) override;");
     w.line("  Status instantiate_new_objects() override;");
     w.line();
@@ -864,9 +903,11 @@ class Generator {
       std::string name = cname(counter_ids_[i]);
       auto ps = counter_patterns(i);
       for (std::size_t k = 0; k < ps.size(); ++k) {
+        if (rederived_on(i, ps[k].choice)) continue;
         w.line("  Status count_" + name + "_on_" + cname(ps[k].choice) + "_" + std::to_string(k) +
                "(const ObjectId* ids, " + summary_type(ps[k].choice) + " old);");
       }
+      if (has_rederive(i)) w.line("  Status rederive_" + name + "();");
     }
     for (std::size_t t = 0; t < triggers_.size(); ++t) {
       w.line("  void check_trigger_" + std::to_string(t) + "_all();");
@@ -877,8 +918,10 @@ class Generator {
       }
     }
     for (std::size_t q = 0; q < quotients_.size(); ++q) {
-      w.line("  Status quotient_" + std::to_string(q) + "_check(const ObjectId* params, ObjectId x);");
-      w.line("  Status quotient_" + std::to_string(q) + "_from(const ObjectId* params, ObjectId first);");
+      w.line("  Status quotient_" + std::to_string(q) +
+             "_check(const ObjectId* params, ObjectId x);");
+      w.line("  Status quotient_" + std::to_string(q) +
+             "_from(const ObjectId* params, ObjectId first);");
       w.line("  Status quotient_" + std::to_string(q) + "_all_params(ObjectId first);");
     }
     w.line();
@@ -954,12 +997,12 @@ class Generator {
       const auto& choice = m_.choices[c];
       std::string kind = choice.kind == ChoiceKind::Enum      ? "ChoiceKind::Enum"
                          : choice.kind == ChoiceKind::Integer ? "ChoiceKind::Integer"
-                                                               : "ChoiceKind::Counter";
+                                                              : "ChoiceKind::Counter";
       std::string sets;
       for (std::size_t i = 0; i < choice.args.size(); ++i) {
         sets += (i ? ", " : "") + std::to_string(effective_set(choice.args[i].set));
       }
-      std::string symmetry = antisymmetric(c)    ? "Symmetry::Antisymmetric"
+      std::string symmetry = antisymmetric(c)   ? "Symmetry::Antisymmetric"
                              : choice.symmetric ? "Symmetry::Symmetric"
                                                 : "Symmetry::None";
       std::string values;
@@ -1004,8 +1047,8 @@ class Generator {
       w.close();
       w.open("ObjectId Candidate::id_" + set.name + "(const Backbone& fun, " + set.type + " item)");
       w.line("(void)fun;");
-      w.line("return static_cast<ObjectId>(" + substitute(set.id_getter, {{"item", "item"}}, "fun") +
-             ");");
+      w.line("return static_cast<ObjectId>(" +
+             substitute(set.id_getter, {{"item", "item"}}, "fun") + ");");
       w.close();
       if (is_parametric(s)) {
         w.open("bool Candidate::member_" + set.name + "(ObjectId parameter, ObjectId id) const");
@@ -1063,7 +1106,9 @@ class Generator {
     w.line("return std::make_shared<const Layout>(builder.finish());");
     w.close();
     w.line();
-    w.line("Candidate::Candidate(std::shared_ptr<Backbone> fun, std::shared_ptr<const Layout> layout)");
+    w.line(
+        "Candidate::Candidate(std::shared_ptr<Backbone> fun, std::shared_ptr<const Layout> "
+        "layout)");
     w.line("    : CandidateBase(std::move(layout)), fun_(std::move(fun)) {}");
     w.line();
     w.open("std::unique_ptr<CandidateBase> Candidate::clone() const");
@@ -1093,7 +1138,8 @@ class Generator {
                                   : "layout_->set_capacity[" + set_id(s) + "]";
       w.open("for (ObjectId " + v + " = 0; " + v + " < " + cap + "; ++" + v + ")");
       ++opened;
-      std::string test = (at_layout ? "builder.has_member(" : "is_member(") + set_id(s) + ", " + v + ")";
+      std::string test =
+          (at_layout ? "builder.has_member(" : "is_member(") + set_id(s) + ", " + v + ")";
       w.line("if (!" + test + ") continue;");
       for (std::size_t j = 0; j < i; ++j) {
         if (root(choice.args[j].set) == root(choice.args[i].set)) {
@@ -1127,8 +1173,8 @@ class Generator {
       w.line("ValueSet out = 0;");
       for (std::size_t i = 0; i < num_values(from); ++i) {
         const std::string& name = m_.choices[from].values[i].name;
-        w.line("if (values & " + hex(std::uint64_t{1} << i) + ") out |= " +
-               hex(value_bit(to, name)) + ";  // " + name);
+        w.line("if (values & " + hex(std::uint64_t{1} << i) +
+               ") out |= " + hex(value_bit(to, name)) + ";  // " + name);
       }
       w.line("return out;");
       w.close();
@@ -1158,8 +1204,8 @@ class Generator {
         w.open("ValueSet Candidate::flip_" + name + "(ValueSet values)");
         w.line("ValueSet out = 0;");
         for (std::size_t v = 0; v < num_values(c); ++v) {
-          w.line("if (values & " + hex(std::uint64_t{1} << v) + ") out |= " +
-                 hex(std::uint64_t{1} << involution_of(c, v)) + ";");
+          w.line("if (values & " + hex(std::uint64_t{1} << v) +
+                 ") out |= " + hex(std::uint64_t{1} << involution_of(c, v)) + ";");
         }
         w.line("return out;");
         w.close();
@@ -1172,8 +1218,8 @@ class Generator {
           w.open("ValueSet Candidate::get_" + name + "(" + id_params(n) + ") const");
           if (triangular(c)) {
             std::string swapped = "get_" + name + "(a1, a0)";
-            w.line("if (a0 > a1) return " + (antisymmetric(c) ? "flip_" + name + "(" + swapped + ")"
-                                                              : swapped) + ";");
+            w.line("if (a0 > a1) return " +
+                   (antisymmetric(c) ? "flip_" + name + "(" + swapped + ")" : swapped) + ";");
           }
           w.line("return load<" + type + ">(" + slot + ");");
           w.close();
@@ -1205,7 +1251,8 @@ class Generator {
           break;
         }
         case ChoiceKind::Integer: {
-          w.open("sculpt::spacegen::IntDomainRef Candidate::domain_" + name + "(" + id_params(n) + ")");
+          w.open("sculpt::spacegen::IntDomainRef Candidate::domain_" + name + "(" + id_params(n) +
+                 ")");
           w.line("return int_domain(" + id + ", " + index_expr(c, n) + ");");
           w.close();
           w.open("Interval Candidate::get_" + name + "(" + id_params(n) + ") const");
@@ -1216,7 +1263,9 @@ class Generator {
           w.line("const IntDomainRef d = const_cast<Candidate*>(this)->domain_" + name + "(" +
                  id_list(n) + ");");
           w.line("std::vector<std::int64_t> out;");
-          w.line("for (std::size_t i = 0; i < d.size(); ++i) if (d.contains_index(i)) out.push_back(d.value(i));");
+          w.line(
+              "for (std::size_t i = 0; i < d.size(); ++i) if (d.contains_index(i)) "
+              "out.push_back(d.value(i));");
           w.line("return out;");
           w.close();
           struct Variant {
@@ -1224,10 +1273,10 @@ class Generator {
             const char* param;
             const char* action;
           };
-          for (const Variant& v : {Variant{"", "Interval range", "restrict_range(range)"},
-                                   Variant{"_remove", "std::int64_t value", "remove_value(value)"},
-                                   Variant{"_like", "const IntDomainRef& other",
-                                           "keep_values_of(other)"}}) {
+          for (const Variant& v :
+               {Variant{"", "Interval range", "restrict_range(range)"},
+                Variant{"_remove", "std::int64_t value", "remove_value(value)"},
+                Variant{"_like", "const IntDomainRef& other", "keep_values_of(other)"}}) {
             w.open("Status Candidate::restrict_" + name + v.suffix + "(" + id_params_comma(n) +
                    v.param + ", Origin origin)");
             w.line("IntDomainRef d = domain_" + name + "(" + id_list(n) + ");");
@@ -1260,7 +1309,9 @@ class Generator {
           w.line("const CounterState old = s;");
           w.line("s.min_bound = std::max(s.min_bound, range.lo);");
           w.line("s.max_bound = std::min(s.max_bound, range.hi);");
-          w.line("if (s.min_bound == old.min_bound && s.max_bound == old.max_bound) return Status::Ok;");
+          w.line(
+              "if (s.min_bound == old.min_bound && s.max_bound == old.max_bound) return "
+              "Status::Ok;");
           w.line("return set_state_" + name + "(" + id_list(n) + (n ? ", " : "") + "s);");
           w.close();
           w.open("Status Candidate::set_state_" + name + "(" + id_params_comma(n) +
@@ -1289,18 +1340,22 @@ class Generator {
   void emit_counter_hooks(CodeWriter& w, ChoiceId c, const std::string& old) const {
     std::size_t n = m_.choices[c].args.size();
     for (std::size_t i = 0; i < counters_.size(); ++i) {
+      if (rederived_on(i, c)) {
+        w.line(check("rederive_" + cname(counter_ids_[i]) + "()"));
+        continue;
+      }
       auto ps = counter_patterns(i);
       for (std::size_t k = 0; k < ps.size(); ++k) {
         if (ps[k].choice != c) continue;
-        std::string fn = "count_" + cname(counter_ids_[i]) + "_on_" + cname(c) + "_" +
-                         std::to_string(k);
+        std::string fn =
+            "count_" + cname(counter_ids_[i]) + "_on_" + cname(c) + "_" + std::to_string(k);
         w.open("");
         w.line("const ObjectId ids[] = {" + (n ? id_list(n) : std::string("0")) + "};");
         w.line(check(fn + "(ids, " + old + ")"));
         if (triangular(c)) {
           w.line("const ObjectId swapped[] = {a1, a0};");
-          w.line(check(fn + "(swapped, " + (antisymmetric(c) ? "flip_" + cname(c) + "(" + old + ")" : old) +
-                       ")"));
+          w.line(check(fn + "(swapped, " +
+                       (antisymmetric(c) ? "flip_" + cname(c) + "(" + old + ")" : old) + ")"));
         }
         w.close();
       }
@@ -1331,7 +1386,8 @@ class Generator {
         auto ps = patterns_of(constraints_[i]);
         for (std::size_t k = 0; k < ps.size(); ++k) {
           if (ps[k].choice == c) {
-            each("propagate_" + std::to_string(i) + "_on_" + cname(c) + "_" + std::to_string(k), true);
+            each("propagate_" + std::to_string(i) + "_on_" + cname(c) + "_" + std::to_string(k),
+                 true);
           }
         }
       }
@@ -1353,13 +1409,16 @@ class Generator {
     w.close();
     w.line();
 
-    w.open("Status Candidate::restrict_stored(std::uint32_t choice, const ObjectId* ids, const std::uint64_t* mask)");
+    w.open(
+        "Status Candidate::restrict_stored(std::uint32_t choice, const ObjectId* ids, const "
+        "std::uint64_t* mask)");
     w.line("(void)ids;");
     w.open("switch (choice)");
     for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
       std::size_t n = m_.choices[c].args.size();
       std::string arglist;
-      for (std::size_t i = 0; i < n; ++i) arglist += (i ? ", " : "") + std::string("ids[") + std::to_string(i) + "]";
+      for (std::size_t i = 0; i < n; ++i)
+        arglist += (i ? ", " : "") + std::string("ids[") + std::to_string(i) + "]";
       if (is_enum(c)) {
         w.line("case " + choice_id(c) + ": return restrict_" + cname(c) + "(" + arglist +
                (n ? ", " : "") + "mask[0], kAction);");
@@ -1381,22 +1440,7 @@ class Generator {
     w.comment("Posts everything on the present objects: counters from scratch, every constraint");
     w.comment("on every tuple, quotients, triggers and counter bounds.");
     w.open("Status Candidate::post_all()");
-    for (ChoiceId c : counter_order_) {
-      std::size_t n = m_.choices[c].args.size();
-      Item args_item{m_.choices[c].args, {}};
-      Scope scope{&args_item, std::vector<std::string>(n)};
-      w.open("");
-      emit_scope(w, scope, std::vector<bool>(n, false), [&] {
-        std::string ids;
-        for (std::size_t i = 0; i < n; ++i) ids += (i ? ", " : "") + scope.names[i];
-        w.line("CounterState s = counter_state(" + choice_id(c) + ", index_" + cname(c) + "(" + ids + "));");
-        w.line("const Interval d = derive_" + cname(c) + "(" + ids + ");");
-        w.line("s.lo = d.lo;");
-        w.line("s.hi = d.hi;");
-        w.line(check("set_state_" + cname(c) + "(" + ids + (n ? ", " : "") + "s)"));
-      });
-      w.close();
-    }
+    for (ChoiceId c : counter_order_) emit_rederive(w, c);
     for (std::size_t i = 0; i < constraints_.size(); ++i) {
       w.line(check("propagate_" + std::to_string(i) + "_all()"));
     }
@@ -1415,8 +1459,9 @@ class Generator {
     for (SetId s = 0; s < m_.sets.size(); ++s) {
       if (is_parametric(s) || is_quotient(s)) continue;
       w.open("for_each_" + m_.sets[s].name + "(*fun_, [&](ObjectId id)");
-      w.line("SCULPT_CHECK(id < layout_->set_capacity[" + set_id(s) + "]) << \"a lowering added an object of " +
-             m_.sets[s].name + " beyond its capacity\";");
+      w.line("SCULPT_CHECK(id < layout_->set_capacity[" + set_id(s) +
+             "]) << \"a lowering added an object of " + m_.sets[s].name +
+             " beyond its capacity\";");
       w.line("if (is_member(" + set_id(s) + ", id)) return;");
       w.line("add_member(" + set_id(s) + ", id);");
       w.line("added = true;");
@@ -1430,6 +1475,25 @@ class Generator {
     w.line("return post_all();");
     w.close();
     w.line();
+  }
+
+  /// Sets every instance of counter `c` to its interval derived from scratch.
+  void emit_rederive(CodeWriter& w, ChoiceId c) const {
+    std::size_t n = m_.choices[c].args.size();
+    Item args_item{m_.choices[c].args, {}};
+    Scope scope{&args_item, std::vector<std::string>(n)};
+    w.open("");
+    emit_scope(w, scope, std::vector<bool>(n, false), [&] {
+      std::string ids;
+      for (std::size_t i = 0; i < n; ++i) ids += (i ? ", " : "") + scope.names[i];
+      w.line("CounterState s = counter_state(" + choice_id(c) + ", index_" + cname(c) + "(" + ids +
+             "));");
+      w.line("const Interval d = derive_" + cname(c) + "(" + ids + ");");
+      w.line("s.lo = d.lo;");
+      w.line("s.hi = d.hi;");
+      w.line(check("set_state_" + cname(c) + "(" + ids + (n ? ", " : "") + "s)"));
+    });
+    w.close();
   }
 
   // ----- propagators.cpp -----------------------------------------------------------------
@@ -1535,8 +1599,8 @@ class Generator {
     w.line("if (cy == Truth::False) continue;");
     w.line("const Truth e = truth_is(get_" + eq + "(y, x), " + hex(q.equivalence_values) + ");");
     w.line("if (e == Truth::False) continue;");
-    w.line("if (cy == Truth::True && e == Truth::True) return restrict_" + repr + "(" + params_args +
-           "x, " + hex(f) + ", " + origin + ");");
+    w.line("if (cy == Truth::True && e == Truth::True) return restrict_" + repr + "(" +
+           params_args + "x, " + hex(f) + ", " + origin + ");");
     w.line("++possible;");
     w.line("last = y;");
     w.close();
@@ -1552,8 +1616,8 @@ class Generator {
       w.open("for (ObjectId y = next_member(" + set_id(elem) + ", 0); y < x; y = next_member(" +
              set_id(elem) + ", y + 1))");
       w.line("if (" + cond_truth("y") + " != Truth::True) continue;");
-      w.line(check("restrict_" + eq + "(y, x, " + hex(~q.equivalence_values & full_mask(q.equivalence)) +
-                   ", " + origin + ")"));
+      w.line(check("restrict_" + eq + "(y, x, " +
+                   hex(~q.equivalence_values & full_mask(q.equivalence)) + ", " + origin + ")"));
       w.close();
     }
     w.close();
@@ -1563,15 +1627,17 @@ class Generator {
       for (std::size_t p = 0; p < np; ++p) scope.names[p] = "params[" + std::to_string(p) + "]";
       scope.names[xv] = "last";
       for (const auto& cond : item.clauses[0]) enforce(w, cond, scope, origin);
-      w.line(check("restrict_" + eq + "(last, x, " + hex(q.equivalence_values) + ", " + origin + ")"));
+      w.line(
+          check("restrict_" + eq + "(last, x, " + hex(q.equivalence_values) + ", " + origin + ")"));
     }
     w.close();
     w.line("return Status::Ok;");
     w.close();
     w.line();
     w.open("Status Candidate::quotient_" + n + "_from(const ObjectId* params, ObjectId first)");
-    w.open("for (ObjectId x = next_member(" + set_id(elem) + ", first); x < layout_->set_capacity[" +
-           set_id(elem) + "]; x = next_member(" + set_id(elem) + ", x + 1))");
+    w.open("for (ObjectId x = next_member(" + set_id(elem) +
+           ", first); x < layout_->set_capacity[" + set_id(elem) + "]; x = next_member(" +
+           set_id(elem) + ", x + 1))");
     w.line(check("quotient_" + n + "_check(params, x)"));
     w.close();
     w.line("return Status::Ok;");
@@ -1601,8 +1667,8 @@ class Generator {
       std::string n = std::to_string(qi);
       if (c == q.repr_choice || c == q.equivalence) {
         // repr(params, x): check x; equivalence(y, x) only matters for the larger one.
-        std::string x = c == q.repr_choice ? "ids[" + std::to_string(np) + "]"
-                                           : "std::max(ids[0], ids[1])";
+        std::string x =
+            c == q.repr_choice ? "ids[" + std::to_string(np) + "]" : "std::max(ids[0], ids[1])";
         if (c == q.repr_choice) {
           w.line(check("quotient_" + n + "_check(ids, " + x + ")"));
         } else {
@@ -1616,14 +1682,27 @@ class Generator {
         if (it == p.args.end()) {
           w.line(check("quotient_" + n + "_all_params(0)"));
         } else {
-          w.line(check("quotient_" + n + "_all_params(ids[" +
-                       std::to_string(it - p.args.begin()) + "])"));
+          w.line(check("quotient_" + n + "_all_params(ids[" + std::to_string(it - p.args.begin()) +
+                       "])"));
         }
       }
     }
   }
 
   // ----- counters.cpp --------------------------------------------------------------------
+
+  /// Whether counter i reads choice c through several argument patterns: one change may then
+  /// touch a term through two patterns, so the counter is derived again instead of updated.
+  bool rederived_on(std::size_t i, ChoiceId c) const {
+    auto ps = counter_patterns(i);
+    return std::count_if(ps.begin(), ps.end(), [&](const Pattern& p) { return p.choice == c; }) > 1;
+  }
+  bool has_rederive(std::size_t i) const {
+    for (const Pattern& p : counter_patterns(i)) {
+      if (rederived_on(i, p.choice)) return true;
+    }
+    return false;
+  }
 
   std::vector<Pattern> counter_patterns(std::size_t i) const {
     std::vector<Pattern> ps = patterns_of(counters_[i].clauses[0]);
@@ -1647,7 +1726,8 @@ class Generator {
     std::string value = counter.value.choice ? summary(*counter.value.choice, scope, ov)
                                              : "constant(" + host(counter.value.code, scope) + ")";
     std::string op = counter.op == spacedsl::CounterOp::Sum ? "CounterOp::Sum" : "CounterOp::Mul";
-    w.line("const Interval " + name + " = contribution(" + op + ", " + counted + ", " + value + ");");
+    w.line("const Interval " + name + " = contribution(" + op + ", " + counted + ", " + value +
+           ");");
   }
 
   std::string counters_cpp() const {
@@ -1701,8 +1781,10 @@ class Generator {
     w.comment("One term of " + name + " changed from old_term to new_term.");
     w.open("Status Candidate::update_" + name + "(" + id_params_comma(n) +
            "Interval old_term, Interval new_term)");
-    w.line("CounterState s = counter_state(" + choice_id(c) + ", index_" + name + "(" + args_ids + "));");
-    w.line("if (!replace_term(" + op + ", " + (half ? "true" : "false") + ", s, old_term, new_term)) {");
+    w.line("CounterState s = counter_state(" + choice_id(c) + ", index_" + name + "(" + args_ids +
+           "));");
+    w.line("if (!replace_term(" + op + ", " + (half ? "true" : "false") +
+           ", s, old_term, new_term)) {");
     w.line("  const Interval d = derive_" + name + "(" + args_ids + ");");
     w.line("  s.lo = d.lo;");
     w.line("  s.hi = d.hi;");
@@ -1712,8 +1794,17 @@ class Generator {
     w.close();
     w.line();
 
+    if (has_rederive(i)) {
+      w.comment("Derives every instance of " + name + " again.");
+      w.open("Status Candidate::rederive_" + name + "()");
+      emit_rederive(w, c);
+      w.line("return Status::Ok;");
+      w.close();
+      w.line();
+    }
     auto ps = counter_patterns(i);
     for (std::size_t k = 0; k < ps.size(); ++k) {
+      if (rederived_on(i, ps[k].choice)) continue;
       w.comment("Updates " + name + " when " + cname(ps[k].choice) + " changes from `old`.");
       w.open("Status Candidate::count_" + name + "_on_" + cname(ps[k].choice) + "_" +
              std::to_string(k) + "(const ObjectId* ids, " + summary_type(ps[k].choice) + " old)");
@@ -1735,7 +1826,8 @@ class Generator {
     w.comment("The bounds on " + name + " forbid the increments that would break them and force");
     w.comment("those without which they cannot be reached.");
     w.open("Status Candidate::enforce_" + name + "(" + id_params(n) + ")");
-    w.line("const CounterState s = counter_state(" + choice_id(c) + ", index_" + name + "(" + args_ids + "));");
+    w.line("const CounterState s = counter_state(" + choice_id(c) + ", index_" + name + "(" +
+           args_ids + "));");
     w.line("if (s.min_bound <= -kInfinity && s.max_bound >= kInfinity) return Status::Ok;");
     {
       Scope scope{&item, std::vector<std::string>(item.vars.size())};
@@ -1744,9 +1836,11 @@ class Generator {
       emit_scope(w, scope, std::vector<bool>(item.vars.size(), false), [&] {
         const auto& when = item.clauses[0];
         std::string counted = "Truth::True";
-        for (const auto& cond : when) counted = "conjunction(" + counted + ", " + truth(cond, scope, {}) + ")";
-        std::string value = counter.value.choice ? summary(*counter.value.choice, scope, {})
-                                                 : "constant(" + host(counter.value.code, scope) + ")";
+        for (const auto& cond : when)
+          counted = "conjunction(" + counted + ", " + truth(cond, scope, {}) + ")";
+        std::string value = counter.value.choice
+                                ? summary(*counter.value.choice, scope, {})
+                                : "constant(" + host(counter.value.code, scope) + ")";
         w.line("const Truth counted = " + counted + ";");
         w.line("const Interval value = " + value + ";");
         w.line("const TermSlack slack = term_slack(" + op + ", s, counted, value);");
@@ -1876,9 +1970,7 @@ class Generator {
 
 }  // namespace
 
-std::vector<std::string> generated_file_names() {
-  return {std::begin(kFiles), std::end(kFiles)};
-}
+std::vector<std::string> generated_file_names() { return {std::begin(kFiles), std::end(kFiles)}; }
 
 std::vector<GeneratedFile> generate(const spacedsl::Model& model, const GeneratorOptions& options) {
   return Generator(model, options).run();

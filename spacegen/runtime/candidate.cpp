@@ -223,7 +223,8 @@ std::size_t CandidateBase::stored_size(std::uint32_t choice, std::size_t index) 
   const unsigned char* slot = bytes() + l.offset + index * l.stride;
   std::size_t n = 0;
   for (std::size_t w = 0; w < l.stride / 8; ++w) {
-    n += static_cast<std::size_t>(std::popcount(load<std::uint64_t>(l.offset + index * l.stride + w * 8)));
+    n += static_cast<std::size_t>(
+        std::popcount(load<std::uint64_t>(l.offset + index * l.stride + w * 8)));
   }
   for (std::size_t b = l.stride / 8 * 8; b < l.stride; ++b) {
     n += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(slot[b])));
@@ -332,8 +333,7 @@ Status CandidateBase::restrict(const InstanceRef& instance,
   std::vector<std::uint64_t> mask(std::max<std::size_t>(1, l.stride / 8 + 1), 0);
   bool flipped = l.triangular && ids[0] > ids[1];
   for (std::uint32_t v : values) {
-    std::uint32_t stored =
-        flipped && c.symmetry == Symmetry::Antisymmetric ? c.involution[v] : v;
+    std::uint32_t stored = flipped && c.symmetry == Symmetry::Antisymmetric ? c.involution[v] : v;
     mask[stored / 64] |= std::uint64_t{1} << (stored % 64);
   }
   if (flipped) std::swap(ids[0], ids[1]);
@@ -391,7 +391,8 @@ Status CandidateBase::apply(const std::vector<Action>& actions) {
     std::string error;
     auto resolved = resolve(action, &error);
     if (!resolved) {
-      if (!conflict_) conflict_ = Conflict{"replay: " + error, "", 0, action.choice, action.objects};
+      if (!conflict_)
+        conflict_ = Conflict{"replay: " + error, "", 0, action.choice, action.objects};
       return Status::Conflict;
     }
     if (restrict(resolved->first, resolved->second) == Status::Conflict) return Status::Conflict;

@@ -54,8 +54,8 @@ inline bool replace_term(CounterOp op, bool half, CounterState& s, Interval old_
 
 /// What the bounds imposed on a counter say about one of its terms.
 struct TermSlack {
-  bool forbid = false;  // counting the term would exceed the upper bound
-  bool force = false;   // without the term the lower bound cannot be reached
+  bool forbid = false;                    // counting the term would exceed the upper bound
+  bool force = false;                     // without the term the lower bound cannot be reached
   Interval value{-kInfinity, kInfinity};  // allowed values when the term is counted
 };
 

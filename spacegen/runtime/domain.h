@@ -17,7 +17,7 @@ using ValueSet = std::uint64_t;
 
 /// The outcome of a restriction or of propagation. A conflict is not an error: it is the
 /// normal end of a dead candidate, and CandidateBase::conflict() says why.
-enum class [[nodiscard]] Status : std::uint8_t { Ok, Conflict };
+enum class [[nodiscard]] Status : std::uint8_t{Ok, Conflict};
 
 /// Whether a condition holds for every (True), no (False) or some (Unknown) values left.
 enum class Truth : std::uint8_t { False, True, Unknown };
@@ -75,13 +75,16 @@ inline Truth truth_compare(Interval a, CompareOp op, Interval b) {
       if (a.hi <= b.lo) return Truth::True;
       if (a.lo > b.hi) return Truth::False;
       return Truth::Unknown;
-    case CompareOp::Gt: return truth_compare(b, CompareOp::Lt, a);
-    case CompareOp::Ge: return truth_compare(b, CompareOp::Le, a);
+    case CompareOp::Gt:
+      return truth_compare(b, CompareOp::Lt, a);
+    case CompareOp::Ge:
+      return truth_compare(b, CompareOp::Le, a);
     case CompareOp::Eq:
       if (a.hi < b.lo || b.hi < a.lo) return Truth::False;
       if (a.fixed() && b.fixed()) return Truth::True;
       return Truth::Unknown;
-    case CompareOp::Ne: return truth_not(truth_compare(a, CompareOp::Eq, b));
+    case CompareOp::Ne:
+      return truth_not(truth_compare(a, CompareOp::Eq, b));
   }
   return Truth::Unknown;
 }
@@ -89,12 +92,18 @@ inline Truth truth_compare(Interval a, CompareOp op, Interval b) {
 /// The values `x` may keep so that `x op y` can still hold for some y in `other`.
 inline Interval allowed_range(CompareOp op, Interval other) {
   switch (op) {
-    case CompareOp::Lt: return {-kInfinity, other.hi - 1};
-    case CompareOp::Le: return {-kInfinity, other.hi};
-    case CompareOp::Gt: return {other.lo + 1, kInfinity};
-    case CompareOp::Ge: return {other.lo, kInfinity};
-    case CompareOp::Eq: return other;
-    case CompareOp::Ne: return {-kInfinity, kInfinity};
+    case CompareOp::Lt:
+      return {-kInfinity, other.hi - 1};
+    case CompareOp::Le:
+      return {-kInfinity, other.hi};
+    case CompareOp::Gt:
+      return {other.lo + 1, kInfinity};
+    case CompareOp::Ge:
+      return {other.lo, kInfinity};
+    case CompareOp::Eq:
+      return other;
+    case CompareOp::Ne:
+      return {-kInfinity, kInfinity};
   }
   return {-kInfinity, kInfinity};
 }
@@ -102,23 +111,34 @@ inline Interval allowed_range(CompareOp op, Interval other) {
 /// `x op y` seen from y: y op' x.
 inline CompareOp mirror(CompareOp op) {
   switch (op) {
-    case CompareOp::Lt: return CompareOp::Gt;
-    case CompareOp::Le: return CompareOp::Ge;
-    case CompareOp::Gt: return CompareOp::Lt;
-    case CompareOp::Ge: return CompareOp::Le;
-    default: return op;
+    case CompareOp::Lt:
+      return CompareOp::Gt;
+    case CompareOp::Le:
+      return CompareOp::Ge;
+    case CompareOp::Gt:
+      return CompareOp::Lt;
+    case CompareOp::Ge:
+      return CompareOp::Le;
+    default:
+      return op;
   }
 }
 
 /// The negation of `x op y`.
 inline CompareOp negate(CompareOp op) {
   switch (op) {
-    case CompareOp::Lt: return CompareOp::Ge;
-    case CompareOp::Le: return CompareOp::Gt;
-    case CompareOp::Gt: return CompareOp::Le;
-    case CompareOp::Ge: return CompareOp::Lt;
-    case CompareOp::Eq: return CompareOp::Ne;
-    case CompareOp::Ne: return CompareOp::Eq;
+    case CompareOp::Lt:
+      return CompareOp::Ge;
+    case CompareOp::Le:
+      return CompareOp::Gt;
+    case CompareOp::Gt:
+      return CompareOp::Le;
+    case CompareOp::Ge:
+      return CompareOp::Lt;
+    case CompareOp::Eq:
+      return CompareOp::Ne;
+    case CompareOp::Ne:
+      return CompareOp::Eq;
   }
   return op;
 }

@@ -32,7 +32,8 @@ void Layout::decode(std::size_t choice, std::size_t index, ObjectId* ids) const 
   const ChoiceLayout& c = choices[choice];
   if (c.triangular) {
     // Largest b with b(b-1)/2 <= index.
-    auto b = static_cast<std::size_t>((1.0 + std::sqrt(1.0 + 8.0 * static_cast<double>(index))) / 2);
+    auto b =
+        static_cast<std::size_t>((1.0 + std::sqrt(1.0 + 8.0 * static_cast<double>(index))) / 2);
     while (b * (b - 1) / 2 > index) --b;
     while ((b + 1) * b / 2 <= index) ++b;
     ids[1] = static_cast<ObjectId>(b);
@@ -116,8 +117,12 @@ Layout LayoutBuilder::finish() {
   for (std::size_t c = 0; c < table_.choices.size(); ++c) {
     ChoiceLayout& l = layout_.choices[c];
     switch (l.kind) {
-      case ChoiceKind::Enum: l.stride = enum_bytes(l.num_values); break;
-      case ChoiceKind::Counter: l.stride = sizeof(CounterState); break;
+      case ChoiceKind::Enum:
+        l.stride = enum_bytes(l.num_values);
+        break;
+      case ChoiceKind::Counter:
+        l.stride = sizeof(CounterState);
+        break;
       case ChoiceKind::Integer: {
         std::size_t widest = 1;
         l.universe_start.assign(l.count + 1, 0);
@@ -159,8 +164,8 @@ Layout LayoutBuilder::finish() {
         }
         case ChoiceKind::Integer: {
           // Unknown universes (objects a lowering adds later) start full; instantiation trims.
-          std::size_t n = l.universe_known[i] ? l.universe_start[i + 1] - l.universe_start[i]
-                                              : l.stride * 8;
+          std::size_t n =
+              l.universe_known[i] ? l.universe_start[i + 1] - l.universe_start[i] : l.stride * 8;
           for (std::size_t b = 0; b < n; ++b) slot[b / 8] |= 1u << (b % 8);
           break;
         }

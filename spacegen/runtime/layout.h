@@ -19,10 +19,10 @@ struct ChoiceLayout {
   std::size_t stride = 0;  // bytes per instance
   std::uint32_t arity = 0;
   std::array<std::uint32_t, kMaxArity> caps{};  // capacity of each argument's set
-  bool triangular = false;  // symmetric/antisymmetric: only a < b is stored
-  std::size_t count = 0;    // number of stored instances
-  std::size_t first_instance = 0;  // global numbering of instances, for the worklist
-  std::size_t num_values = 0;      // enum
+  bool triangular = false;                      // symmetric/antisymmetric: only a < b is stored
+  std::size_t count = 0;                        // number of stored instances
+  std::size_t first_instance = 0;               // global numbering of instances, for the worklist
+  std::size_t num_values = 0;                   // enum
   // Integers: the universe of instance i is universe[universe_start[i] .. universe_start[i+1]).
   std::vector<std::int64_t> universe;
   std::vector<std::uint32_t> universe_start;

@@ -21,9 +21,9 @@ struct ChoiceTable {
   ChoiceKind kind = ChoiceKind::Enum;
   std::vector<std::uint32_t> arg_sets;
   Symmetry symmetry = Symmetry::None;
-  std::vector<std::string> values;        // enum value names
-  std::vector<std::uint8_t> involution;   // antisymmetric: value i of (a,b) <=> this of (b,a)
-  bool half = false;                      // half counters keep only their lower end
+  std::vector<std::string> values;       // enum value names
+  std::vector<std::uint8_t> involution;  // antisymmetric: value i of (a,b) <=> this of (b,a)
+  bool half = false;                     // half counters keep only their lower end
 };
 
 /// Where a restriction comes from: a constraint, a counter, a quotient, an action.

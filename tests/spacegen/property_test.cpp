@@ -59,6 +59,13 @@ bool is_solution(const World& w, const Assignment& s) {
       if (s.fused[a][b] == kYes && s.kind[a] != s.kind[b]) return false;
     }
   }
+  int crossed = 0;
+  for (int a = 0; a < s.n; ++a) {
+    for (int b = 0; b < s.n; ++b) {
+      crossed += a != b && s.order[a][b] == kBefore && s.order[b][a] == kAfter;
+    }
+  }
+  if (crossed > 2) return false;
   std::int64_t threads = 1;
   int busy = 0;
   for (int d = 0; d < s.n; ++d) {
@@ -106,11 +113,17 @@ std::vector<Assignment> all_assignments(const World& w) {
 std::uint32_t value_of(const Assignment& s, const InstanceRef& ref) {
   const auto& o = ref.objects;
   switch (ref.choice) {
-    case ids::kind: return static_cast<std::uint32_t>(s.kind[o[0]]);
-    case ids::size: return static_cast<std::uint32_t>(s.size[o[0]]);
-    case ids::order: return static_cast<std::uint32_t>(s.order[o[0]][o[1]]);
-    case ids::fused: return static_cast<std::uint32_t>(s.fused[o[0]][o[1]]);
-    default: ADD_FAILURE() << "unexpected choice " << ref.choice; return 0;
+    case ids::kind:
+      return static_cast<std::uint32_t>(s.kind[o[0]]);
+    case ids::size:
+      return static_cast<std::uint32_t>(s.size[o[0]]);
+    case ids::order:
+      return static_cast<std::uint32_t>(s.order[o[0]][o[1]]);
+    case ids::fused:
+      return static_cast<std::uint32_t>(s.fused[o[0]][o[1]]);
+    default:
+      ADD_FAILURE() << "unexpected choice " << ref.choice;
+      return 0;
   }
 }
 

@@ -34,9 +34,7 @@ struct LogicalDim {
 
 class Backbone {
  public:
-  explicit Backbone(std::uint32_t capacity = 16) : capacity_(capacity) {
-    stmts_.reserve(capacity);
-  }
+  explicit Backbone(std::uint32_t capacity = 16) : capacity_(capacity) { stmts_.reserve(capacity); }
   Backbone(const Backbone& other) : capacity_(other.capacity_) {
     stmts_.reserve(capacity_);
     stmts_ = other.stmts_;
@@ -54,8 +52,7 @@ class Backbone {
     stmts_.push_back(s);
     return stmts_.back();
   }
-  Stmt& add_dim(std::vector<std::int64_t> sizes, std::uint32_t logical = ~0u,
-                bool flag = false) {
+  Stmt& add_dim(std::vector<std::int64_t> sizes, std::uint32_t logical = ~0u, bool flag = false) {
     Stmt s;
     s.id = static_cast<std::uint32_t>(stmts_.size());
     s.kind = StmtKind::Dim;
@@ -75,7 +72,9 @@ class Backbone {
   }
 
   std::uint32_t capacity() const { return capacity_; }
-  std::vector<const Stmt*> statements() const { return filter([](const Stmt&) { return true; }); }
+  std::vector<const Stmt*> statements() const {
+    return filter([](const Stmt&) { return true; });
+  }
   std::vector<const Stmt*> insts() const {
     return filter([](const Stmt& s) { return s.kind == StmtKind::Inst; });
   }
