@@ -150,6 +150,12 @@ class Generator {
     while (is_quotient(s)) s = m_.quotients[*m_.sets[s].quotient].vars.back().set;
     return s;
   }
+  /// The set whose membership bitset tells whether an object can be a member of `s`.
+  SetId membership_set(SetId s) const {
+    s = effective_set(s);
+    while (is_parametric(s)) s = effective_set(*m_.sets[s].superset);
+    return s;
+  }
   SetId root(SetId s) const {
     s = effective_set(s);
     while (m_.sets[s].superset) s = effective_set(*m_.sets[s].superset);
@@ -893,6 +899,10 @@ class Generator {
     }
     for (std::size_t i = 0; i < constraints_.size(); ++i) {
       w.line("  Status propagate_" + std::to_string(i) + "_all();");
+      for (std::size_t v = 0; v < constraints_[i].vars.size(); ++v) {
+        w.line("  Status propagate_" + std::to_string(i) + "_new_" + constraints_[i].vars[v].name +
+               "(ObjectId id);");
+      }
       auto ps = patterns_of(constraints_[i]);
       for (std::size_t k = 0; k < ps.size(); ++k) {
         w.line("  Status propagate_" + std::to_string(i) + "_on_" + cname(ps[k].choice) + "_" +
@@ -911,6 +921,10 @@ class Generator {
     }
     for (std::size_t t = 0; t < triggers_.size(); ++t) {
       w.line("  void check_trigger_" + std::to_string(t) + "_all();");
+      for (std::size_t v = 0; v < triggers_[t].vars.size(); ++v) {
+        w.line("  void check_trigger_" + std::to_string(t) + "_new_" + triggers_[t].vars[v].name +
+               "(ObjectId id);");
+      }
       auto ps = patterns_of(triggers_[t]);
       for (std::size_t k = 0; k < ps.size(); ++k) {
         w.line("  void check_trigger_" + std::to_string(t) + "_on_" + cname(ps[k].choice) + "_" +
@@ -1454,8 +1468,10 @@ class Generator {
     w.close();
     w.line();
 
+    w.comment("Registers the objects lowerings added, then posts counters (from scratch) and");
+    w.comment("every constraint, quotient and trigger on the tuples that involve a new object.");
     w.open("Status Candidate::instantiate_new_objects()");
-    w.line("bool added = false;");
+    w.line("std::vector<std::pair<std::uint32_t, ObjectId>> added;");
     for (SetId s = 0; s < m_.sets.size(); ++s) {
       if (is_parametric(s) || is_quotient(s)) continue;
       w.open("for_each_" + m_.sets[s].name + "(*fun_, [&](ObjectId id)");
@@ -1464,15 +1480,50 @@ class Generator {
              " beyond its capacity\";");
       w.line("if (is_member(" + set_id(s) + ", id)) return;");
       w.line("add_member(" + set_id(s) + ", id);");
-      w.line("added = true;");
+      w.line("added.emplace_back(" + set_id(s) + ", id);");
       w.close(");");
     }
-    w.line("if (!added) return Status::Ok;");
+    w.line("if (added.empty()) return Status::Ok;");
     for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
       if (m_.choices[c].kind != ChoiceKind::Integer) continue;
       emit_universes(w, c, false);
     }
-    w.line("return post_all();");
+    for (ChoiceId c : counter_order_) emit_rederive(w, c);
+    std::vector<std::pair<SetId, std::vector<std::string>>> posts;
+    for (SetId s = 0; s < m_.sets.size(); ++s) {
+      if (is_parametric(s) || is_quotient(s)) continue;
+      std::vector<std::string> calls;
+      for (std::size_t i = 0; i < constraints_.size(); ++i) {
+        for (const auto& var : constraints_[i].vars) {
+          if (membership_set(var.set) == s) {
+            calls.push_back(check("propagate_" + std::to_string(i) + "_new_" + var.name + "(id)"));
+          }
+        }
+      }
+      for (std::size_t q = 0; q < quotients_.size(); ++q) {
+        if (membership_set(m_.quotients[q].vars.back().set) == s) {
+          calls.push_back(check("quotient_" + std::to_string(q) + "_all_params(id)"));
+        }
+      }
+      for (std::size_t t = 0; t < triggers_.size(); ++t) {
+        for (const auto& var : triggers_[t].vars) {
+          if (membership_set(var.set) == s) {
+            calls.push_back("check_trigger_" + std::to_string(t) + "_new_" + var.name + "(id);");
+          }
+        }
+      }
+      if (!calls.empty()) posts.emplace_back(s, std::move(calls));
+    }
+    if (!posts.empty()) {
+      w.open("for (auto [set, id] : added)");
+      for (const auto& [s, calls] : posts) {
+        w.open("if (set == " + set_id(s) + ")");
+        for (const std::string& call : calls) w.line(call);
+        w.close();
+      }
+      w.close();
+    }
+    w.line("return Status::Ok;");
     w.close();
     w.line();
   }
@@ -1537,6 +1588,23 @@ class Generator {
     w.line("return Status::Ok;");
     w.close();
     w.line();
+    for (VarId v = 0; v < item.vars.size(); ++v) {
+      constraint_comment(w, i);
+      w.comment("Posted on the tuples with $" + item.vars[v].name + " a new object.");
+      w.open("Status Candidate::propagate_" + n + "_new_" + item.vars[v].name + "(ObjectId id)");
+      Scope scope{&item, std::vector<std::string>(item.vars.size())};
+      std::vector<bool> needs(item.vars.size(), false);
+      needs[v] = true;
+      scope.names[v] = "id";
+      emit_scope(w, scope, needs, [&] {
+        for (std::size_t k = 0; k < item.clauses.size(); ++k) {
+          emit_clause(w, item.clauses[k], scope, constraint_origin(i, k));
+        }
+      });
+      w.line("return Status::Ok;");
+      w.close();
+      w.line();
+    }
     auto ps = patterns_of(item);
     for (std::size_t k = 0; k < ps.size(); ++k) {
       constraint_comment(w, i);
@@ -1945,6 +2013,16 @@ class Generator {
     }
     w.close();
     w.line();
+    for (VarId v = 0; v < item.vars.size(); ++v) {
+      w.open("void Candidate::check_trigger_" + n + "_new_" + item.vars[v].name + "(ObjectId id)");
+      Scope scope{&item, std::vector<std::string>(item.vars.size())};
+      std::vector<bool> needs(item.vars.size(), false);
+      needs[v] = true;
+      scope.names[v] = "id";
+      emit_scope(w, scope, needs, [&] { fire(scope); });
+      w.close();
+      w.line();
+    }
     auto ps = patterns_of(item);
     for (std::size_t k = 0; k < ps.size(); ++k) {
       w.open("void Candidate::check_trigger_" + n + "_on_" + cname(ps[k].choice) + "_" +
