@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "backbone/builder.h"
@@ -152,6 +154,38 @@ TEST(Lowering, TemporaryLayoutKeepsSlotsOnlyForIndexedPairs) {
   EXPECT_EQ(row.elements, 8);
   EXPECT_EQ(row.strides[0].second, 0);
   EXPECT_EQ(row.strides[3].second, 1);
+}
+
+}  // namespace
+}  // namespace sculpt::backbone
+
+namespace sculpt::backbone {
+namespace {
+
+TEST(Interpreter, ElementwiseOperatorsAndCasts) {
+  // y[i] = (min(exp(x[i]), 3) - x[i]) / 2 in f64; z[i] = i32(x[i] * 10) + i.
+  Builder b("elementwise");
+  Size n = b.size("n", 3);
+  Array X = b.array("x", ElemType::kF64, {n}, MemRegion::Kind::kInput);
+  Array Y = b.array("y", ElemType::kF64, {n}, MemRegion::Kind::kOutput);
+  Array Z = b.array("z", ElemType::kI32, {n}, MemRegion::Kind::kOutput);
+  Dim I = b.dim("i", n);
+  Value x = b.load(X, {I});
+  Value capped = b.min(b.exp(x), b.constant(3));
+  b.store(Y, {I}, b.div(b.sub(capped, x), b.constant(2)));
+  Value scaled = b.cast(b.mul(x, b.constant(10)), ElemType::kI32);
+  b.store(Z, {I}, b.add(scaled, b.index(I)));
+  const Kernel kernel = std::move(b).finish();
+  HostArgs args = make_host_args(kernel, 0);
+  const double xs[] = {0.0, 2.0, -0.55};
+  for (int i = 0; i < 3; ++i) args.array("x").set(i, xs[i]);
+  interpret(kernel, args);
+  EXPECT_DOUBLE_EQ(args.array("y").get(0), (1.0 - 0.0) / 2);
+  EXPECT_DOUBLE_EQ(args.array("y").get(1), (3.0 - 2.0) / 2);
+  EXPECT_DOUBLE_EQ(args.array("y").get(2), (std::exp(-0.55) + 0.55) / 2);
+  EXPECT_EQ(args.array("z").as<int32_t>()[0], 0);
+  EXPECT_EQ(args.array("z").as<int32_t>()[1], 20 + 1);
+  EXPECT_EQ(args.array("z").as<int32_t>()[2], -5 + 2);  // truncation toward zero
 }
 
 }  // namespace
