@@ -190,3 +190,25 @@ TEST(Interpreter, ElementwiseOperatorsAndCasts) {
 
 }  // namespace
 }  // namespace sculpt::backbone
+
+namespace sculpt::backbone {
+namespace {
+
+TEST(Lowering, CopiesOfAKernelLowerIndependently) {
+  // Candidates that lower take their own copy of the backbone.
+  const Kernel original = test_kernel("axpy");
+  Kernel copy = original;
+  const Communication& comm = copy.comms()[0];
+  copy.lower_communication(comm.mappings[0]);
+  copy.lower_merge_dims(copy.mapping(comm.mappings[1]).src, copy.mapping(comm.mappings[1]).dst);
+  EXPECT_TRUE(copy.comms()[0].lowered);
+  EXPECT_FALSE(original.comms()[0].lowered);
+  EXPECT_EQ(copy.instructions().size(), original.instructions().size() + 2);
+  EXPECT_EQ(original.merged_representative(original.mapping(comm.mappings[1]).dst),
+            original.mapping(comm.mappings[1]).dst);
+  // Statements of the copy point into the copy.
+  EXPECT_EQ(copy.statement(StmtId(0)).as_inst(), &copy.inst(InstId(0)));
+}
+
+}  // namespace
+}  // namespace sculpt::backbone
