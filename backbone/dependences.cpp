@@ -58,6 +58,9 @@ std::string Dependences::to_string(const Kernel& kernel) const {
   for (const auto& [a, b] : no_merge) {
     out << "no merge " << kernel.dim(a).name << " " << kernel.dim(b).name << "\n";
   }
+  for (const auto& [a, b] : merge_carries) {
+    out << "merged carries " << kernel.dim(a).name << " " << kernel.dim(b).name << "\n";
+  }
   for (const auto& [outer, inner] : must_nest) {
     out << "nest " << kernel.dim(inner).name << " inside " << kernel.dim(outer).name << "\n";
   }
@@ -283,6 +286,7 @@ class Analysis {
     std::vector<std::vector<size_t>> carried(kernel_.loop_capacity());  // dependence indices
     std::set<std::pair<InstId, InstId>> ordered;
     std::set<std::pair<LoopId, LoopId>> no_merge;
+    std::set<std::pair<LoopId, LoopId>> merge_carries;
     std::set<std::pair<LoopId, LoopId>> must_nest;
     for (size_t d = 0; d < raw.size(); ++d) {
       const Dependence& dep = raw[d].dep;
@@ -313,10 +317,12 @@ class Analysis {
           if (kernel_.loop(src.loops[i]).logical != kernel_.loop(dst.loops[j]).logical) continue;
           std::vector<std::string> backwards = same_outer;
           backwards.push_back(position("b", j) + " < " + position("a", i));
-          if (any(raw[d].map, src, dst, backwards)) {
-            no_merge.emplace(std::min(src.loops[i], dst.loops[j]),
-                             std::max(src.loops[i], dst.loops[j]));
-          }
+          const std::pair pair(std::min(src.loops[i], dst.loops[j]),
+                               std::max(src.loops[i], dst.loops[j]));
+          if (any(raw[d].map, src, dst, backwards)) no_merge.insert(pair);
+          std::vector<std::string> forwards = same_outer;
+          forwards.push_back(position("b", j) + " > " + position("a", i));
+          if (any(raw[d].map, src, dst, forwards)) merge_carries.insert(pair);
         }
       }
     }
@@ -334,20 +340,26 @@ class Analysis {
       for (DimId dim : loop.dims()) result.dim_kinds[dim.value] = result.loop_kinds[loop.id.value];
     }
     result.ordered.assign(ordered.begin(), ordered.end());
-    for (const auto& [a, b] : no_merge) {
-      const std::vector<DimId> a_dims = kernel_.loop(a).dims();
-      const std::vector<DimId> b_dims = kernel_.loop(b).dims();
-      for (size_t i = 0; i < a_dims.size(); ++i) {
-        result.no_merge.emplace_back(std::min(a_dims[i], b_dims[i]),
-                                     std::max(a_dims[i], b_dims[i]));
+    // Loop pairs to pairs of their dimensions of the same level.
+    auto dim_pairs = [&](const std::set<std::pair<LoopId, LoopId>>& loops,
+                         std::vector<std::pair<DimId, DimId>>& dims) {
+      for (const auto& [a, b] : loops) {
+        const std::vector<DimId> a_dims = kernel_.loop(a).dims();
+        const std::vector<DimId> b_dims = kernel_.loop(b).dims();
+        for (size_t i = 0; i < a_dims.size(); ++i) {
+          dims.emplace_back(std::min(a_dims[i], b_dims[i]), std::max(a_dims[i], b_dims[i]));
+        }
       }
-    }
+      std::sort(dims.begin(), dims.end());
+    };
+    std::erase_if(merge_carries, [&](const auto& pair) { return no_merge.count(pair) > 0; });
+    dim_pairs(no_merge, result.no_merge);
+    dim_pairs(merge_carries, result.merge_carries);
     for (const auto& [outer, inner] : must_nest) {
       for (DimId o : kernel_.loop(outer).dims()) {
         for (DimId i : kernel_.loop(inner).dims()) result.must_nest.emplace_back(o, i);
       }
     }
-    std::sort(result.no_merge.begin(), result.no_merge.end());
     std::sort(result.must_nest.begin(), result.must_nest.end());
     for (const RawDependence& dep : raw) result.all.push_back(dep.dep);
     return result;

@@ -49,6 +49,9 @@ struct Dependences {
   /// must not be merged: a dependence goes from an iteration of the first to an earlier one of
   /// the second. Sorted, each pair once with the smaller id first.
   std::vector<std::pair<DimId, DimId>> no_merge;
+  /// Pairs of dimensions as in `no_merge` that may be merged, but a dependence then goes from
+  /// one iteration of the merged dimension to a later one: merged, they must stay sequential.
+  std::vector<std::pair<DimId, DimId>> merge_carries;
   /// (outer, inner): dimensions of loops both sitting around the same instructions whose
   /// interchange would reverse a dependence, so `inner` must stay nested inside `outer`. Sorted.
   std::vector<std::pair<DimId, DimId>> must_nest;

@@ -79,6 +79,7 @@ TEST(Dependences, EveryZooKernelOnlyReducesAtDefaultSizes) {
           << info.name << " L" << loop.id.value;
     }
     EXPECT_TRUE(deps.no_merge.empty()) << info.name;
+    EXPECT_TRUE(deps.merge_carries.empty()) << info.name;
   }
 }
 
@@ -182,6 +183,28 @@ TEST(Dependences, ConsumerReadingAheadCannotBeFused) {
   EXPECT_FALSE(deps.can_merge(store_loop.dynamic_dim, load_loop.dynamic_dim));
   EXPECT_FALSE(deps.can_merge(store_loop.tile_dims[0], load_loop.tile_dims[0]));
   EXPECT_EQ(deps.no_merge.size(), 2u);  // dynamic and tile dims
+}
+
+TEST(Dependences, ConsumerReadingBehindCarriesOnceFused) {
+  // y[i] = t[i] with t[i + 1] = x[i]: fusing the two i loops is legal, and the fused loop then
+  // carries the value of t from iteration i to iteration i + 1.
+  Builder b("behind");
+  Size n = b.size("n", 32), n1 = b.size("n1", 31);
+  Array X = b.array("x", ElemType::kF32, {n}, MemRegion::Kind::kInput);
+  Array T = b.array("t", ElemType::kF32, {n}, MemRegion::Kind::kInOut);
+  Array Y = b.array("y", ElemType::kF32, {n}, MemRegion::Kind::kOutput);
+  Dim I = b.dim("i", n1);
+  b.store(T, {I + 1}, b.load(X, {I}));
+  b.store(Y, {I + 0}, b.load(T, {I + 0}));
+  const Kernel kernel = std::move(b).finish();
+  const Dependences deps = compute_dependences(kernel);
+  const DimId store_t = kernel.loop(nth(kernel, 1).loops[0]).dynamic_dim;
+  const DimId load_t = kernel.loop(nth(kernel, 2).loops[0]).dynamic_dim;
+  EXPECT_TRUE(deps.can_merge(store_t, load_t));
+  EXPECT_EQ(deps.merge_carries, (std::vector<std::pair<DimId, DimId>>{{store_t, load_t}}));
+  // Reading ahead is the other way round: not mergeable, so not listed here.
+  EXPECT_TRUE(compute_dependences(producer_consumer(1)).merge_carries.empty());
+  EXPECT_TRUE(compute_dependences(producer_consumer(0)).merge_carries.empty());
 }
 
 TEST(Dependences, JacobiStencilCarriesTimeOnly) {
