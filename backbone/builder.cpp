@@ -138,10 +138,6 @@ std::vector<ProgramNode>& Builder::current_body() {
   return open_.empty() ? kernel_.body_ : kernel_.loop_bodies_[open_.back().value];
 }
 
-bool Builder::is_open(LoopId loop) const {
-  return std::find(open_.begin(), open_.end(), loop) != open_.end();
-}
-
 void Builder::open(Dim dim) {
   for (LoopId loop : open_) {
     SCULPT_CHECK(kernel_.loops_[loop.value].logical != dim.id)

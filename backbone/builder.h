@@ -128,7 +128,6 @@ class Builder {
   LoopId new_loop(LogicalDimId logical, std::optional<LoopId> parent);
   std::vector<ProgramNode>& current_body();
   void preallocate_lowering(Communication& comm);
-  bool is_open(LoopId loop) const;
 
   Kernel kernel_;
   std::vector<LoopId> open_;
