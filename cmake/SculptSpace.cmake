@@ -18,7 +18,9 @@ function(sculpt_add_space target)
     get_filename_component(abs ${file} ABSOLUTE)
     list(APPEND sources ${abs})
   endforeach()
-  list(GET sources 0 root)
+  list(GET sources 0 root_abs)
+  # Relative to the source folder, so that locations in generated code and conflicts are short.
+  file(RELATIVE_PATH root ${CMAKE_CURRENT_SOURCE_DIR} ${root_abs})
   set(out ${CMAKE_CURRENT_BINARY_DIR}/generated/${target})
   set(headers ${out}/domains.h ${out}/space.h)
   set(cpp ${out}/decision_vector.cpp ${out}/propagators.cpp ${out}/counters.cpp
@@ -35,6 +37,7 @@ function(sculpt_add_space target)
     COMMAND spacegen ${root} --out ${out} --namespace ${S_NAMESPACE}
             --backbone-type ${S_BACKBONE_TYPE} ${args}
     DEPENDS ${sources} spacegen
+    WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
     COMMENT "spacegen ${target}"
     VERBATIM)
   add_library(${target} ${cpp} ${headers})

@@ -97,6 +97,13 @@ struct Pattern {
   friend bool operator==(const Pattern&, const Pattern&) = default;
 };
 
+/// A host-code condition evaluated once per object tuple when the layout is made.
+struct StaticFilter {
+  const Condition* cond;
+  const Item* item;
+  std::vector<VarId> vars;  // the variables the code mentions (at most two)
+};
+
 /// What an emitted scope knows: the C++ expression of each bound variable's id.
 struct Scope {
   const Item* item;
@@ -259,6 +266,15 @@ class Generator {
       counter_order_.push_back(c);
     };
     for (ChoiceId c : counter_ids_) visit(c);
+    for (const auto* items : {&constraints_, &counters_, &triggers_, &quotients_}) {
+      for (const Item& item : *items) {
+        for (const auto& clause : item.clauses) {
+          for (const auto& cond : clause) {
+            if (cond.kind == Kind::Code) add_filter(cond, item);
+          }
+        }
+      }
+    }
     // Origins: 0 is the search's action, then constraints, counters, quotients.
     origins_.push_back({"action", ""});
     for (std::size_t i = 0; i < m_.constraints.size(); ++i) {
@@ -270,6 +286,43 @@ class Generator {
     for (const auto& q : m_.quotients) {
       origins_.push_back({"quotient " + m_.sets[q.set].name, loc_string(q.loc)});
     }
+  }
+
+  /// Caches `cond` per object tuple when it names at most two variables, none over a
+  /// parametric set (whose members the layout cannot enumerate).
+  void add_filter(const Condition& cond, const Item& item) {
+    std::vector<VarId> vars;
+    for (std::size_t i = 0; i < cond.code.size(); ++i) {
+      if (cond.code[i] != '$') continue;
+      std::size_t j = i + 1;
+      while (j < cond.code.size() &&
+             (std::isalnum(static_cast<unsigned char>(cond.code[j])) || cond.code[j] == '_')) {
+        ++j;
+      }
+      std::string name = cond.code.substr(i + 1, j - i - 1);
+      for (VarId v = 0; v < item.vars.size(); ++v) {
+        if (item.vars[v].name == name && std::find(vars.begin(), vars.end(), v) == vars.end()) {
+          vars.push_back(v);
+        }
+      }
+    }
+    if (vars.size() > 2) return;
+    for (VarId v : vars) {
+      if (is_parametric(effective_set(item.vars[v].set))) return;
+    }
+    filters_.push_back({&cond, &item, vars});
+  }
+  /// The boolean value of a host-code condition: the cached filter when there is one.
+  std::string static_code(const Condition& cond, const Scope& scope) const {
+    for (std::size_t k = 0; k < filters_.size(); ++k) {
+      if (filters_[k].cond != &cond) continue;
+      std::string args;
+      for (std::size_t i = 0; i < filters_[k].vars.size(); ++i) {
+        args += (i ? ", " : "") + scope.names[filters_[k].vars[i]];
+      }
+      return "filter_" + std::to_string(k) + "(" + args + ")";
+    }
+    return "static_cast<bool>(" + host(cond.code, scope) + ")";
   }
 
   std::string constraint_name(std::size_t i) const {
@@ -435,7 +488,7 @@ class Generator {
         return "truth_compare(" + summary(cond.lhs, scope, ov) + ", " + op_name(cond.op) + ", " +
                summary(cond.rhs, scope, ov) + ")";
       case Kind::Code:
-        return "truth_of(static_cast<bool>(" + host(cond.code, scope) + "))";
+        return "truth_of(" + static_code(cond, scope) + ")";
       case Kind::Constant:
         return cond.constant ? "Truth::True" : "Truth::False";
     }
@@ -664,7 +717,7 @@ class Generator {
         continue;
       }
       if (cond.kind == Kind::Code) {
-        statics.push_back("static_cast<bool>(" + host(cond.code, scope) + ")");
+        statics.push_back(static_code(cond, scope));
       } else {
         dynamic.push_back(&cond);
       }
@@ -868,6 +921,10 @@ class Generator {
       }
     }
     w.line("  static Interval constant(std::int64_t v) { return {v, v}; }");
+    for (std::size_t k = 0; k < filters_.size(); ++k) {
+      w.line("  bool filter_" + std::to_string(k) + "(" + id_params(filters_[k].vars.size()) +
+             ") const;");
+    }
     w.line("  Status post_all();");
     for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
       const auto& choice = m_.choices[c];
@@ -991,6 +1048,7 @@ class Generator {
     w.line();
     emit_table(w, hash);
     emit_host_glue(w);
+    emit_filters(w);
     emit_layout(w);
     emit_accessors(w);
     emit_dispatch(w);
@@ -1094,6 +1152,63 @@ class Generator {
     }
   }
 
+  /// The host expression of filter k over ids a0, a1 with `fun` as the backbone.
+  std::string filter_code(std::size_t k, const std::string& fun) const {
+    const StaticFilter& f = filters_[k];
+    std::map<std::string, std::string> vars;
+    for (std::size_t i = 0; i < f.vars.size(); ++i) {
+      const Variable& var = f.item->vars[f.vars[i]];
+      vars[var.name] = item_expr(var.set, "a" + std::to_string(i), fun);
+    }
+    return substitute(f.cond->code, vars, fun);
+  }
+  std::string filter_index(std::size_t k, const std::string& caps) const {
+    const StaticFilter& f = filters_[k];
+    if (f.vars.empty()) return "0";
+    if (f.vars.size() == 1) return "a0";
+    return "std::size_t{a0} * " + caps + "[" + set_id(membership_set(f.item->vars[f.vars[1]].set)) +
+           "] + a1";
+  }
+
+  void emit_filters(CodeWriter& w) const {
+    for (std::size_t k = 0; k < filters_.size(); ++k) {
+      const StaticFilter& f = filters_[k];
+      w.comment("\"" + f.cond->code + "\" (" + loc_string(f.cond->loc) +
+                "), cached per object tuple by make_layout.");
+      w.open("bool Candidate::filter_" + std::to_string(k) + "(" + id_params(f.vars.size()) +
+             ") const");
+      w.line("const std::uint8_t cached = layout_->static_filters[" + std::to_string(k) + "][" +
+             filter_index(k, "layout_->set_capacity") + "];");
+      w.line("if (cached != 0) return cached == 2;");
+      w.line("return static_cast<bool>(" + filter_code(k, "(*fun_)") + ");  // a new object");
+      w.close();
+      w.line();
+    }
+  }
+
+  void emit_filter_fill(CodeWriter& w, std::size_t k) const {
+    const StaticFilter& f = filters_[k];
+    std::string size = "1";
+    for (VarId v : f.vars) {
+      size += " * builder.capacity(" + set_id(membership_set(f.item->vars[v].set)) + ")";
+    }
+    w.open("");
+    w.line("std::vector<std::uint8_t>& filter = builder.static_filter(" + std::to_string(k) + ", " +
+           size + ");");
+    int opened = 1;
+    for (std::size_t i = 0; i < f.vars.size(); ++i) {
+      SetId s = membership_set(f.item->vars[f.vars[i]].set);
+      std::string v = "a" + std::to_string(i);
+      w.open("for (ObjectId " + v + " = 0; " + v + " < builder.capacity(" + set_id(s) + "); ++" +
+             v + ")");
+      ++opened;
+      w.line("if (!builder.has_member(" + set_id(s) + ", " + v + ")) continue;");
+    }
+    w.line("filter[" + filter_index(k, "builder.capacities()") + "] = static_cast<bool>(" +
+           filter_code(k, "fun") + ") ? 2 : 1;");
+    for (int i = 0; i < opened; ++i) w.close();
+  }
+
   void emit_layout(CodeWriter& w) const {
     w.open("std::shared_ptr<const Layout> Candidate::make_layout(const Backbone& fun)");
     w.line("LayoutBuilder builder(space_table());");
@@ -1107,6 +1222,7 @@ class Generator {
              set_id(s) + ", id); });");
     }
     w.line("builder.place_choices();");
+    for (std::size_t k = 0; k < filters_.size(); ++k) emit_filter_fill(w, k);
     for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
       if (m_.choices[c].kind == ChoiceKind::Integer) emit_universes(w, c, true);
     }
@@ -2044,6 +2160,7 @@ class Generator {
   std::vector<Item> triggers_;
   std::vector<Item> quotients_;
   std::vector<std::pair<std::string, std::string>> origins_;
+  std::vector<StaticFilter> filters_;
 };
 
 }  // namespace

@@ -55,6 +55,9 @@ class Layout {
   std::vector<std::size_t> set_offset;  // membership bitsets; parametric sets have none
   std::vector<std::uint32_t> set_capacity;
   std::vector<std::size_t> trigger_offset;  // "already fired" bitsets
+  /// Host-code conditions per object tuple: 0 not computed (objects added later), 1 false,
+  /// 2 true.
+  std::vector<std::vector<std::uint8_t>> static_filters;
   std::size_t instances = 0;
   std::size_t words = 0;  // block size in 64-bit words
   std::vector<std::uint64_t> initial;
@@ -68,6 +71,13 @@ class LayoutBuilder {
   void set_capacity(std::size_t set, std::uint32_t capacity);
   void add_member(std::size_t set, ObjectId id);
   std::uint32_t capacity(std::size_t set) const { return layout_.set_capacity[set]; }
+  const std::vector<std::uint32_t>& capacities() const { return layout_.set_capacity; }
+  /// The table of static filter `k`, `size` entries, all "not computed".
+  std::vector<std::uint8_t>& static_filter(std::size_t k, std::size_t size) {
+    if (layout_.static_filters.size() <= k) layout_.static_filters.resize(k + 1);
+    layout_.static_filters[k].assign(size, 0);
+    return layout_.static_filters[k];
+  }
   bool has_member(std::size_t set, ObjectId id) const {
     return id < member_bits_[set].size() && member_bits_[set][id];
   }
