@@ -1115,12 +1115,14 @@ class Generator {
       w.comment("Set " + set.name + (set.doc.empty() ? "" : ": " + set.doc) + " (" +
                 loc_string(set.loc) + ").");
       w.open(set.type + " Candidate::item_" + set.name + "(const Backbone& fun, ObjectId id)");
-      w.line("return " + substitute(set.item_getter, {{"id", "id"}}, "fun") + ";");
+      // `$id` has the set's id type (strong id types are built from the dense integer).
+      std::string id = set.id_type.empty() ? "id" : "static_cast<" + set.id_type + ">(id)";
+      w.line("return " + substitute(set.item_getter, {{"id", id}}, "fun") + ";");
       w.close();
       w.open("ObjectId Candidate::id_" + set.name + "(const Backbone& fun, " + set.type + " item)");
       w.line("(void)fun;");
-      w.line("return static_cast<ObjectId>(" +
-             substitute(set.id_getter, {{"item", "item"}}, "fun") + ");");
+      w.line("return to_object_id(" + substitute(set.id_getter, {{"item", "item"}}, "fun") +
+             ");");
       w.close();
       if (is_parametric(s)) {
         w.open("bool Candidate::member_" + set.name + "(ObjectId parameter, ObjectId id) const");

@@ -7,11 +7,23 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 
 namespace sculpt::spacegen {
 
 /// Dense id of an object inside its root set (see Set::capacity in spacedsl/model.h).
 using ObjectId = std::uint32_t;
+
+/// The dense id of what a set's `id_getter` returns: an integer, an enum, or a strong id type
+/// holding its integer in `.value`.
+template <typename T>
+ObjectId to_object_id(const T& id) {
+  if constexpr (std::is_integral_v<T> || std::is_enum_v<T>) {
+    return static_cast<ObjectId>(id);
+  } else {
+    return static_cast<ObjectId>(id.value);
+  }
+}
 inline constexpr std::size_t kMaxArity = 4;
 using ValueSet = std::uint64_t;
 

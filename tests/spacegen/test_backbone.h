@@ -23,8 +23,14 @@ struct Stmt {
   const Stmt* as_inst() const { return kind == StmtKind::Inst ? this : nullptr; }
 };
 
+/// A strongly typed id, as the real backbone uses: spacegen reads its `.value`.
+struct MemId {
+  explicit MemId(std::uint32_t v) : value(v) {}
+  std::uint32_t value;
+};
+
 struct MemBlock {
-  std::uint32_t id = 0;
+  MemId id{0};
   std::int64_t size = 0;
 };
 
@@ -63,7 +69,7 @@ class Backbone {
     return stmts_.back();
   }
   MemBlock& add_mem(std::int64_t size) {
-    mems_.push_back({static_cast<std::uint32_t>(mems_.size()), size});
+    mems_.push_back({MemId(static_cast<std::uint32_t>(mems_.size())), size});
     return mems_.back();
   }
   LogicalDim& add_logical() {
@@ -87,7 +93,7 @@ class Backbone {
     for (const MemBlock& m : mems_) out.push_back(&m);
     return out;
   }
-  const MemBlock* mem_block(std::uint32_t id) const { return &mems_[id]; }
+  const MemBlock* mem_block(MemId id) const { return &mems_[id.value]; }
   std::vector<const LogicalDim*> logical_dims() const {
     std::vector<const LogicalDim*> out;
     for (const LogicalDim& l : logicals_) out.push_back(&l);
