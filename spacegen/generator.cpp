@@ -180,6 +180,14 @@ class Generator {
     std::size_t n = num_values(c);
     return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
   }
+  /// A value set of choice c, with its value names in a comment.
+  std::string mask(ChoiceId c, std::uint64_t values) const {
+    std::string names;
+    for (std::size_t v = 0; v < num_values(c); ++v) {
+      if ((values >> v) & 1) names += (names.empty() ? "" : "|") + m_.choices[c].values[v].name;
+    }
+    return hex(values) + " /* " + names + " */";
+  }
   std::string enum_type(ChoiceId c) const {
     std::size_t n = num_values(c);
     if (n <= 8) return "std::uint8_t";
@@ -468,7 +476,8 @@ class Generator {
   std::string truth(const Condition& cond, const Scope& scope, const Override& ov) const {
     switch (cond.kind) {
       case Kind::Is:
-        return "truth_is(" + summary(cond.lhs, scope, ov) + ", " + hex(cond.values) + ")";
+        return "truth_is(" + summary(cond.lhs, scope, ov) + ", " +
+               mask(cond.lhs.choice, cond.values) + ")";
       case Kind::ChoiceEqual:
       case Kind::ChoiceNotEqual: {
         std::string t;
@@ -515,8 +524,8 @@ class Generator {
     std::string rn = cname(r.choice);
     switch (cond.kind) {
       case Kind::Is:
-        w.line(check("restrict_" + ln + "(" + args_comma(l, scope) + hex(cond.values) + ", " +
-                     origin + ")"));
+        w.line(check("restrict_" + ln + "(" + args_comma(l, scope) +
+                     mask(cond.lhs.choice, cond.values) + ", " + origin + ")"));
         break;
       case Kind::ChoiceEqual:
         if (is_enum(l.choice)) {
@@ -1121,8 +1130,7 @@ class Generator {
       w.close();
       w.open("ObjectId Candidate::id_" + set.name + "(const Backbone& fun, " + set.type + " item)");
       w.line("(void)fun;");
-      w.line("return to_object_id(" + substitute(set.id_getter, {{"item", "item"}}, "fun") +
-             ");");
+      w.line("return to_object_id(" + substitute(set.id_getter, {{"item", "item"}}, "fun") + ");");
       w.close();
       if (is_parametric(s)) {
         w.open("bool Candidate::member_" + set.name + "(ObjectId parameter, ObjectId id) const");
@@ -1775,25 +1783,26 @@ class Generator {
     w.open("Status Candidate::quotient_" + n + "_check(const ObjectId* params, ObjectId x)");
     w.line("(void)params;");
     w.line("const Truth cx = " + cond_truth("x") + ";");
-    w.line("if (cx == Truth::False) return restrict_" + repr + "(" + params_args + "x, " + hex(f) +
-           ", " + origin + ");");
+    w.line("if (cx == Truth::False) return restrict_" + repr + "(" + params_args + "x, " +
+           mask(q.repr_choice, f) + ", " + origin + ");");
     w.line("int possible = 0;");
     w.line("ObjectId last = 0;");
     w.open("for (ObjectId y = next_member(" + set_id(elem) + ", 0); y < x; y = next_member(" +
            set_id(elem) + ", y + 1))");
     w.line("const Truth cy = " + cond_truth("y") + ";");
     w.line("if (cy == Truth::False) continue;");
-    w.line("const Truth e = truth_is(get_" + eq + "(y, x), " + hex(q.equivalence_values) + ");");
+    w.line("const Truth e = truth_is(get_" + eq + "(y, x), " +
+           mask(q.equivalence, q.equivalence_values) + ");");
     w.line("if (e == Truth::False) continue;");
     w.line("if (cy == Truth::True && e == Truth::True) return restrict_" + repr + "(" +
-           params_args + "x, " + hex(f) + ", " + origin + ");");
+           params_args + "x, " + mask(q.repr_choice, f) + ", " + origin + ");");
     w.line("++possible;");
     w.line("last = y;");
     w.close();
     w.line("if (cx == Truth::True && possible == 0) return restrict_" + repr + "(" + params_args +
-           "x, " + hex(t) + ", " + origin + ");");
+           "x, " + mask(q.repr_choice, t) + ", " + origin + ");");
     w.line("const ValueSet r = get_" + repr + "(" + params_args + "x);");
-    w.open("if (r == " + hex(t) + ")");
+    w.open("if (r == " + mask(q.repr_choice, t) + ")");
     {
       Scope scope{&item, std::vector<std::string>(item.vars.size())};
       for (std::size_t p = 0; p < np; ++p) scope.names[p] = "params[" + std::to_string(p) + "]";
@@ -1803,18 +1812,19 @@ class Generator {
              set_id(elem) + ", y + 1))");
       w.line("if (" + cond_truth("y") + " != Truth::True) continue;");
       w.line(check("restrict_" + eq + "(y, x, " +
-                   hex(~q.equivalence_values & full_mask(q.equivalence)) + ", " + origin + ")"));
+                   mask(q.equivalence, ~q.equivalence_values & full_mask(q.equivalence)) + ", " +
+                   origin + ")"));
       w.close();
     }
     w.close();
-    w.open("if (r == " + hex(f) + " && cx == Truth::True && possible == 1)");
+    w.open("if (r == " + mask(q.repr_choice, f) + " && cx == Truth::True && possible == 1)");
     {
       Scope scope{&item, std::vector<std::string>(item.vars.size())};
       for (std::size_t p = 0; p < np; ++p) scope.names[p] = "params[" + std::to_string(p) + "]";
       scope.names[xv] = "last";
       for (const auto& cond : item.clauses[0]) enforce(w, cond, scope, origin);
-      w.line(
-          check("restrict_" + eq + "(last, x, " + hex(q.equivalence_values) + ", " + origin + ")"));
+      w.line(check("restrict_" + eq + "(last, x, " + mask(q.equivalence, q.equivalence_values) +
+                   ", " + origin + ")"));
     }
     w.close();
     w.line("return Status::Ok;");
