@@ -685,6 +685,20 @@ class Generator {
         w.open("for (auto&& item_" + vars[v].name + " : " + iter + ")");
         w.line("const ObjectId " + name + " = id_" + set.name + "(*fun_, item_" + vars[v].name +
                ");");
+      } else if (std::optional<VarId> member = reversible_member(scope, v)) {
+        // A bound member of a parametric set gives its parameters through `reverse`.
+        const auto& set = m_.sets[effective_set(vars[*member].set)];
+        std::string item = item_expr(set.reverse->set, scope.names[*member], "*fun_");
+        std::string iter = substitute(set.reverse->code, {{set.reverse->var, item}}, "(*fun_)");
+        SetId param_set = set.parameter->set;
+        w.open("for (auto&& item_" + vars[v].name + " : " + iter + ")");
+        w.line("const ObjectId " + name + " = id_" + m_.sets[param_set].name + "(*fun_, item_" +
+               vars[v].name + ");");
+        membership_done[*member] = true;
+        if (membership_set(vars[v].set) != membership_set(param_set)) {
+          w.open("if (is_member(" + set_id(membership_set(vars[v].set)) + ", " + name + "))");
+          ++opened;
+        }
       } else {
         w.open("for (ObjectId " + name + " = next_member(" + set_id(s) + ", 0); " + name +
                " < layout_->set_capacity[" + set_id(s) + "]; " + name + " = next_member(" +
@@ -696,6 +710,19 @@ class Generator {
     }
     body();
     for (int i = 0; i < opened; ++i) w.close();
+  }
+
+  /// A bound variable over a parametric set with a `reverse` field whose parameter is `p`.
+  std::optional<VarId> reversible_member(const Scope& scope, VarId p) const {
+    const auto& vars = scope.item->vars;
+    for (VarId v = 0; v < vars.size(); ++v) {
+      SetId s = effective_set(vars[v].set);
+      if (!scope.names[v].empty() && is_parametric(s) && vars[v].set_parameter == p &&
+          m_.sets[s].reverse) {
+        return v;
+      }
+    }
+    return std::nullopt;
   }
 
   /// Binds the pattern's variables from `ids` and returns which need a membership test.
