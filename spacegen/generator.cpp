@@ -104,6 +104,13 @@ struct StaticFilter {
   std::vector<VarId> vars;  // the variables the code mentions (at most two)
 };
 
+/// The lowering a trigger (or a quotient's `add_to_set`) runs.
+struct TriggerCode {
+  std::string code;
+  std::string doc;
+  spacedsl::SourceLocation loc;
+};
+
 /// What an emitted scope knows: the C++ expression of each bound variable's id.
 struct Scope {
   const Item* item;
@@ -254,8 +261,24 @@ class Generator {
         }
       }
       triggers_.push_back(std::move(item));
+      trigger_code_.push_back({t.code, t.doc, t.loc});
     }
     for (const auto& q : m_.quotients) quotients_.push_back(Item{q.vars, {q.condition}});
+    // `add_to_set` runs like a trigger once an object is certainly a representative.
+    for (const auto& q : m_.quotients) {
+      const spacedsl::Set& set = m_.sets[q.set];
+      if (set.add_to_set.empty()) continue;
+      Condition repr;
+      repr.kind = Kind::Is;
+      repr.loc = q.loc;
+      repr.lhs.choice = q.repr_choice;
+      repr.lhs.loc = q.loc;
+      for (VarId v = 0; v < q.vars.size(); ++v) repr.lhs.args.push_back(v);
+      repr.values = value_bit(q.repr_choice, "TRUE");
+      triggers_.push_back(Item{q.vars, {{repr}}});
+      std::string code = substitute_keep(set.add_to_set, "item", "$" + q.vars.back().name);
+      trigger_code_.push_back({code, "add_to_set of " + set.name, set.loc});
+    }
     // Counters whose values read other counters come after them.
     std::vector<int> state(m_.choices.size(), 0);
     std::function<void(ChoiceId)> visit = [&](ChoiceId c) {
@@ -419,6 +442,29 @@ class Generator {
       } else {
         out += code.substr(i, j - i);
       }
+      i = j;
+    }
+    return out;
+  }
+
+  /// Renames `$name` to `replacement` (another `$variable`) in host code.
+  static std::string substitute_keep(const std::string& code, const std::string& name,
+                                     const std::string& replacement) {
+    std::string out;
+    for (std::size_t i = 0; i < code.size();) {
+      std::size_t j = i + 1;
+      if (code[i] == '$') {
+        while (j < code.size() &&
+               (std::isalnum(static_cast<unsigned char>(code[j])) || code[j] == '_')) {
+          ++j;
+        }
+        if (code.substr(i + 1, j - i - 1) == name) {
+          out += replacement;
+          i = j;
+          continue;
+        }
+      }
+      out += code.substr(i, j - i);
       i = j;
     }
     return out;
@@ -2122,12 +2168,12 @@ class Generator {
       for (std::size_t v = 0; v < item.vars.size(); ++v) {
         scope.names[v] = "ids[" + std::to_string(v) + "]";
       }
-      w.comment("trigger at " + loc_string(m_.triggers[t].loc));
+      w.comment("trigger at " + loc_string(trigger_code_[t].loc));
       std::map<std::string, std::string> vars;
       for (VarId v = 0; v < item.vars.size(); ++v) {
         vars[item.vars[v].name] = item_expr(item.vars[v].set, scope.names[v], "*fun_");
       }
-      w.line("(void)(" + substitute(m_.triggers[t].code, vars, "(*fun_)") + ");");
+      w.line("(void)(" + substitute(trigger_code_[t].code, vars, "(*fun_)") + ");");
       w.line("break;");
       w.close();
     }
@@ -2141,7 +2187,7 @@ class Generator {
 
   void emit_trigger(CodeWriter& w, std::size_t t) const {
     const Item& item = triggers_[t];
-    const auto& trig = m_.triggers[t];
+    const TriggerCode& trig = trigger_code_[t];
     std::string n = std::to_string(t);
     auto fire = [&](const Scope& scope) {
       std::string counted = "Truth::True";
@@ -2200,6 +2246,7 @@ class Generator {
   std::vector<Item> quotients_;
   std::vector<std::pair<std::string, std::string>> origins_;
   std::vector<StaticFilter> filters_;
+  std::vector<TriggerCode> trigger_code_;  // per entry of triggers_
 };
 
 }  // namespace

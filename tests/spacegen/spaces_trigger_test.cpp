@@ -96,6 +96,7 @@ TEST(SpacegenQuotient, RepresentativesAndTheirCounter) {
   ASSERT_EQ(c->propagate(), Status::Ok);
   EXPECT_EQ(c->get_is_thread_dim(0), is_thread_dim::TRUE);
   EXPECT_EQ(c->get_is_thread_dim(1), is_thread_dim::ALL);
+  EXPECT_EQ(c->backbone().marked, std::vector<std::uint32_t>{0});  // add_to_set
   ASSERT_EQ(c->restrict_mapping(0, 1, mapping::NOT_MAPPED), Status::Ok);
   ASSERT_EQ(c->propagate(), Status::Ok);
   EXPECT_EQ(c->get_is_thread_dim(1), is_thread_dim::TRUE);
@@ -105,6 +106,7 @@ TEST(SpacegenQuotient, RepresentativesAndTheirCounter) {
   ASSERT_EQ(c->restrict_mapping(2, 0, mapping::NOT_MAPPED), Status::Ok);
   ASSERT_EQ(c->propagate(), Status::Ok);
   EXPECT_EQ(c->get_mapping(1, 2), mapping::MAPPED);
+  EXPECT_EQ(c->backbone().marked, (std::vector<std::uint32_t>{0, 1}));
 }
 
 TEST(SpacegenQuotient, NonMembersAreNotRepresentatives) {

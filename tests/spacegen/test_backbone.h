@@ -47,6 +47,7 @@ class Backbone {
     mems_ = other.mems_;
     logicals_ = other.logicals_;
     lowerings = other.lowerings;
+    marked = other.marked;
   }
   Backbone& operator=(const Backbone&) = delete;
 
@@ -124,7 +125,14 @@ class Backbone {
     return ++lowerings;
   }
 
+  /// A quotient's `add_to_set`: records the new representative.
+  int mark(const Stmt* s) {
+    marked.push_back(s->id);
+    return 0;
+  }
+
   int lowerings = 0;
+  std::vector<std::uint32_t> marked;
 
  private:
   template <typename F>
