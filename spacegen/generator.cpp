@@ -2084,8 +2084,15 @@ class Generator {
         emit_term(w, i, scope, {}, "new_term");
         std::string ids;
         for (std::size_t a = 0; a < n; ++a) ids += scope.names[a] + ", ";
-        w.line("if (old_term != new_term) " +
-               check("update_" + name + "(" + ids + "old_term, new_term)"));
+        w.open("if (old_term != new_term)");
+        w.line(check("update_" + name + "(" + ids + "old_term, new_term)"));
+        w.close();
+        w.open("else");
+        std::string args;
+        for (std::size_t a = 0; a < n; ++a) args += (a ? ", " : "") + scope.names[a];
+        w.line("// The term's conditions may still have changed what the bounds force.");
+        w.line("enqueue(" + choice_id(c) + ", index_" + name + "(" + args + "));");
+        w.close();
       });
       w.line("return Status::Ok;");
       w.close();
