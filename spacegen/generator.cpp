@@ -781,7 +781,7 @@ class Generator {
       scope.names[v] = "v_" + scope.item->vars[v].name;
       w.line("const ObjectId " + scope.names[v] + " = ids[" + std::to_string(i) + "];");
       const Variable& var = scope.item->vars[v];
-      needs[v] = effective_set(var.set) != effective_set(choice.args[i].set) ||
+      needs[v] = effective_set(var.set) != membership_set(choice.args[i].set) ||
                  is_parametric(effective_set(var.set));
     }
     return needs;
@@ -1154,7 +1154,7 @@ class Generator {
                                                               : "ChoiceKind::Counter";
       std::string sets;
       for (std::size_t i = 0; i < choice.args.size(); ++i) {
-        sets += (i ? ", " : "") + std::to_string(effective_set(choice.args[i].set));
+        sets += (i ? ", " : "") + std::to_string(membership_set(choice.args[i].set));
       }
       std::string symmetry = antisymmetric(c)   ? "Symmetry::Antisymmetric"
                              : choice.symmetric ? "Symmetry::Symmetric"
@@ -1345,7 +1345,7 @@ class Generator {
     w.open("");
     int opened = 1;
     for (std::size_t i = 0; i < n; ++i) {
-      SetId s = effective_set(choice.args[i].set);
+      SetId s = membership_set(choice.args[i].set);
       std::string v = "a" + std::to_string(i);
       std::string cap = at_layout ? "builder.capacity(" + set_id(s) + ")"
                                   : "layout_->set_capacity[" + set_id(s) + "]";
