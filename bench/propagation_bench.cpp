@@ -51,6 +51,15 @@ bool random_decision(CandidateBase& c, std::mt19937& rng, std::size_t* decisions
   return c.restrict(*ref, {domain[rng() % domain.size()]}) == Status::Ok;
 }
 
+/// Layout and initial propagation of the root candidate (once per search).
+void BM_CreateRoot(benchmark::State& state) {
+  for (auto _ : state) {
+    auto r = matmul_root();
+    benchmark::DoNotOptimize(r.get());
+  }
+}
+BENCHMARK(BM_CreateRoot)->Unit(benchmark::kMicrosecond);
+
 void BM_CopyCandidate(benchmark::State& state) {
   const Space& r = root();
   for (auto _ : state) {
