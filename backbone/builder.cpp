@@ -447,13 +447,21 @@ void Builder::preallocate_lowering(Communication& comm) {
   store.operands.push_back(value);
   store.access = Access{temp.id, index};
 
+  // The load iterates only on the consumer's loops that index the value, so that an
+  // implementation may read it once for every iteration of the consumer's other loops.
   Instruction load;
   load.id = InstId(store.id.value + 1);
   load.name = "ld_" + temp.name;
   load.op = Operator::kLoad;
   load.type = producer.type;
   load.added = false;
-  load.loops = consumer.loops;
+  const std::vector<LoopId> index_loops =
+      kernel_.value_index_loops(producer.id, consumer.id, comm.id);
+  for (LoopId loop : consumer.loops) {
+    if (std::find(index_loops.begin(), index_loops.end(), loop) != index_loops.end()) {
+      load.loops.push_back(loop);
+    }
+  }
   load.access = Access{temp.id, index};
 
   comm.temp = temp.id;

@@ -150,7 +150,10 @@ class Instruction : public Statement {
   Operator op = Operator::kMov;
   ElemType type = ElemType::kF32;  // of the produced value, or of the stored element
   std::vector<Operand> operands;
-  std::vector<LoopId> loops;     // enclosing loops of the default nests, outer to inner
+  // The loops the instruction iterates on, outer to inner: its enclosing loops in the default
+  // nests, except for a temporary's load, which sits next to its consumer in the default
+  // program but iterates only on the consumer's loops that index the value.
+  std::vector<LoopId> loops;
   std::optional<Access> access;  // loads and stores
   bool added = true;             // false while a pre-allocated object awaits its lowering
 

@@ -164,7 +164,7 @@ struct CounterChoice : Located {
   Name name;
   std::vector<VarDecl> args;
   std::vector<VarDecl> forall;
-  std::string op;  // "sum" or "mul"
+  std::string op;  // "sum", "mul" or "max"
   Operand value;
   std::vector<Condition> when;
 };

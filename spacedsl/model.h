@@ -73,7 +73,7 @@ struct Set {
 };
 
 enum class ChoiceKind : std::uint8_t { Enum, Integer, Counter };
-enum class CounterOp : std::uint8_t { Sum, Mul };
+enum class CounterOp : std::uint8_t { Sum, Mul, Max };
 enum class CompareOp : std::uint8_t { Lt, Le, Gt, Ge, Eq, Ne };
 
 /// A choice instance inside a constraint, counter or trigger: `choice($a, $b)`, its

@@ -90,13 +90,13 @@ constexpr Keyword kw_include{"include"}, kw_set{"set"}, kw_quotient{"quotient"},
     kw_integer{"integer"}, kw_counter{"counter"}, kw_half{"half"}, kw_value{"value"},
     kw_alias{"alias"}, kw_antisymmetric{"antisymmetric"}, kw_symmetric{"symmetric"}, kw_end{"end"},
     kw_subsetof{"subsetof"}, kw_disjoint{"disjoint"}, kw_reverse{"reverse"}, kw_when{"when"},
-    kw_sum{"sum"}, kw_mul{"mul"}, kw_true{"TRUE"}, kw_false{"FALSE"};
+    kw_sum{"sum"}, kw_mul{"mul"}, kw_max{"max"}, kw_true{"TRUE"}, kw_false{"FALSE"};
 
 const auto reserved = kw_include | kw_set | kw_quotient | kw_choice | kw_require | kw_requires |
                       kw_trigger | kw_forall | kw_in | kw_of | kw_is | kw_not | kw_enum |
                       kw_integer | kw_counter | kw_half | kw_value | kw_alias | kw_antisymmetric |
                       kw_symmetric | kw_end | kw_subsetof | kw_disjoint | kw_reverse | kw_when |
-                      kw_sum | kw_mul;
+                      kw_sum | kw_mul | kw_max;
 
 const auto ident_start = x3::char_('a', 'z') | x3::char_('A', 'Z') | x3::char_('_');
 const auto ident_char = ident_start | x3::char_('0', '9');
@@ -175,7 +175,7 @@ SCULPT_RULE(enum_item, ast::EnumItem, "an enum item")
 SCULPT_RULE(enum_end, x3::unused_type, "'value', 'alias', 'antisymmetric', 'symmetric' or 'end'")
 SCULPT_RULE(enum_choice, ast::EnumChoice, "'enum'")
 SCULPT_RULE(integer_choice, ast::IntegerChoice, "'integer'")
-SCULPT_RULE(counter_op, std::string, "'sum' or 'mul'")
+SCULPT_RULE(counter_op, std::string, "'sum', 'mul' or 'max'")
 SCULPT_RULE(counter_when, std::vector<ast::Condition>, "a condition or 'end'")
 SCULPT_RULE(counter_choice, ast::CounterChoice, "'counter'")
 SCULPT_RULE(choice_body, ast::ChoiceDecl, "'enum', 'integer', 'counter' or 'half counter'")
@@ -242,7 +242,7 @@ const auto enum_item_def = value_decl | alias_decl | antisymmetric | symmetric;
 const auto enum_end_def = kw_end;
 const auto enum_choice_def = kw_enum > name > arg_decls > ':' > *enum_item > enum_end;
 const auto integer_choice_def = kw_integer > name > arg_decls > ':' > host_code > kw_end;
-const auto counter_op_def = x3::raw[kw_sum | kw_mul];
+const auto counter_op_def = x3::raw[kw_sum | kw_mul | kw_max];
 const auto counter_when_def = condition_and | x3::eps;
 const auto counter_choice_def = (x3::matches[kw_half] >> kw_counter) > name > arg_decls > ':' >
                                 *forall_head > counter_op > operand > kw_when >

@@ -57,6 +57,18 @@ std::string op_name(spacedsl::CompareOp op) {
   return "CompareOp::Eq";
 }
 
+std::string counter_op_name(spacedsl::CounterOp op) {
+  switch (op) {
+    case spacedsl::CounterOp::Sum:
+      return "CounterOp::Sum";
+    case spacedsl::CounterOp::Mul:
+      return "CounterOp::Mul";
+    case spacedsl::CounterOp::Max:
+      return "CounterOp::Max";
+  }
+  return "";
+}
+
 spacedsl::CompareOp negated_op(spacedsl::CompareOp op) {
   using spacedsl::CompareOp;
   switch (op) {
@@ -1994,7 +2006,7 @@ class Generator {
     }
     std::string value = counter.value.choice ? summary(*counter.value.choice, scope, ov)
                                              : "constant(" + host(counter.value.code, scope) + ")";
-    std::string op = counter.op == spacedsl::CounterOp::Sum ? "CounterOp::Sum" : "CounterOp::Mul";
+    std::string op = counter_op_name(counter.op);
     w.line("const Interval " + name + " = contribution(" + op + ", " + counted + ", " + value +
            ");");
   }
@@ -2024,7 +2036,7 @@ class Generator {
     const Item& item = counters_[i];
     std::size_t n = choice.args.size();
     std::string name = choice.name;
-    std::string op = counter.op == spacedsl::CounterOp::Sum ? "CounterOp::Sum" : "CounterOp::Mul";
+    std::string op = counter_op_name(counter.op);
     bool half = counter.half;
     auto bind_args = [&](Scope& scope) {
       for (std::size_t a = 0; a < n; ++a) scope.names[a] = "a" + std::to_string(a);
@@ -2106,11 +2118,12 @@ class Generator {
            args_ids + "));");
     w.line("if (s.min_bound <= -kInfinity && s.max_bound >= kInfinity) return Status::Ok;");
     {
-      Scope scope{&item, std::vector<std::string>(item.vars.size())};
-      bind_args(scope);
+      Scope args{&item, std::vector<std::string>(item.vars.size())};
+      bind_args(args);
       std::string origin = counter_origin(c);
-      emit_scope(w, scope, std::vector<bool>(item.vars.size(), false), [&] {
-        const auto& when = item.clauses[0];
+      const auto& when = item.clauses[0];
+      Scope scope = args;  // emit_scope binds the quantified variables in place
+      auto emit_counted_and_value = [&] {
         std::string counted = "Truth::True";
         for (const auto& cond : when)
           counted = "conjunction(" + counted + ", " + truth(cond, scope, {}) + ")";
@@ -2119,7 +2132,24 @@ class Generator {
                                 : "constant(" + host(counter.value.code, scope) + ")";
         w.line("const Truth counted = " + counted + ";");
         w.line("const Interval value = " + value + ";");
-        w.line("const TermSlack slack = term_slack(" + op + ", s, counted, value);");
+      };
+      std::string witnesses;
+      if (counter.op == spacedsl::CounterOp::Max) {
+        w.line("// Terms that can still reach the lower bound: the last one is forced.");
+        w.line("std::size_t witnesses = 0;");
+        w.open("if (s.min_bound > -kInfinity)");
+        emit_scope(w, scope, std::vector<bool>(item.vars.size(), false), [&] {
+          emit_counted_and_value();
+          w.line("if (max_witness(s, counted, value)) ++witnesses;");
+        });
+        w.close();
+        witnesses = ", witnesses";
+        scope = args;
+      }
+      emit_scope(w, scope, std::vector<bool>(item.vars.size(), false), [&] {
+        emit_counted_and_value();
+        w.line("const TermSlack slack = term_slack(" + op + ", s, counted, value" + witnesses +
+               ");");
         // Forbid: the only non-certain condition must fail.
         w.open("if (slack.forbid)");
         for (std::size_t k = 0; k < when.size(); ++k) {

@@ -13,7 +13,7 @@ Kernel build_batched_matmul(const Sizes& sizes) {
   Array B = b.array("B", ElemType::kF32, {bs, k, n}, MemRegion::Kind::kInput);
   Array C = b.array("C", ElemType::kF32, {bs, m, n}, MemRegion::Kind::kOutput);
   Dim Bt = b.dim("b", bs), M = b.dim("m", m, matmul_tiling()), N = b.dim("n", n, matmul_tiling());
-  Dim K = b.dim("k", k);
+  Dim K = b.dim("k", k, reduction_tiling());
   Value a = b.load(A, {Bt, M, K}), bv = b.load(B, {Bt, K, N});
   b.store(C, {Bt, M, N}, b.fma(a, bv, b.reduce(b.constant(0.0), {K})));
   return std::move(b).finish();
@@ -45,7 +45,7 @@ Kernel build_tbmm(const Sizes& sizes) {
   Array Y = b.array("Y", ElemType::kF32, {bs, k, m}, MemRegion::Kind::kInput);
   Array Z = b.array("Z", ElemType::kF32, {bs, n, k}, MemRegion::Kind::kOutput);
   Dim Bt = b.dim("b", bs), N = b.dim("n", n, matmul_tiling()), K = b.dim("k", k, matmul_tiling());
-  Dim M = b.dim("m", m);
+  Dim M = b.dim("m", m, reduction_tiling());
   Value x = b.load(X, {Bt, N, M}), y = b.load(Y, {Bt, K, M});
   b.store(Z, {Bt, N, K}, b.fma(x, y, b.reduce(b.constant(0.0), {M})));
   return std::move(b).finish();

@@ -22,7 +22,8 @@ Kernel build_matmul(const std::string& name, const MatmulLayout& layout, const S
   Array B = layout.transpose_b ? b.array("B", ElemType::kF32, {n, k}, MemRegion::Kind::kInput)
                                : b.array("B", ElemType::kF32, {k, n}, MemRegion::Kind::kInput);
   Array C = b.array("C", ElemType::kF32, {m, n}, MemRegion::Kind::kOutput);
-  Dim M = b.dim("m", m, matmul_tiling()), N = b.dim("n", n, matmul_tiling()), K = b.dim("k", k);
+  Dim M = b.dim("m", m, matmul_tiling()), N = b.dim("n", n, matmul_tiling());
+  Dim K = b.dim("k", k, reduction_tiling());
   Value a = layout.transpose_a ? b.load(A, {K, M}) : b.load(A, {M, K});
   Value bv = layout.transpose_b ? b.load(B, {N, K}) : b.load(B, {K, N});
   b.store(C, {M, N}, b.fma(a, bv, b.reduce(b.constant(0.0), {K})));

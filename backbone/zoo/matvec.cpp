@@ -10,7 +10,7 @@ Kernel build_mv(const Sizes& sizes) {
   Array A = b.array("A", ElemType::kF32, {m, n}, MemRegion::Kind::kInput);
   Array X = b.array("x", ElemType::kF32, {n}, MemRegion::Kind::kInput);
   Array Y = b.array("y", ElemType::kF32, {m}, MemRegion::Kind::kOutput);
-  Dim I = b.dim("i", m, matmul_tiling()), J = b.dim("j", n);
+  Dim I = b.dim("i", m, matmul_tiling()), J = b.dim("j", n, reduction_tiling());
   Value a = b.load(A, {I, J}), x = b.load(X, {J});
   b.store(Y, {I}, b.fma(a, x, b.reduce(b.constant(0.0), {J})));
   return std::move(b).finish();
@@ -36,7 +36,7 @@ Kernel build_gesummv(const Sizes& sizes) {
   Array B = b.array("B", ElemType::kF32, {n, n}, MemRegion::Kind::kInput);
   Array X = b.array("x", ElemType::kF32, {n}, MemRegion::Kind::kInput);
   Array Y = b.array("y", ElemType::kF32, {n}, MemRegion::Kind::kOutput);
-  Dim I = b.dim("i", n, matmul_tiling()), J = b.dim("j", n);
+  Dim I = b.dim("i", n, matmul_tiling()), J = b.dim("j", n, reduction_tiling());
   Value x = b.load(X, {J});
   Value ax = b.fma(b.load(A, {I, J}), x, b.reduce(b.constant(0.0), {J}));
   Value bx = b.fma(b.load(B, {I, J}), x, b.reduce(b.constant(0.0), {J}));

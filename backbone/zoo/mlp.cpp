@@ -16,7 +16,8 @@ Kernel build_matmul_bias_relu(const Sizes& sizes) {
   Array B = b.array("B", ElemType::kF32, {k, n}, MemRegion::Kind::kInput);
   Array Bias = b.array("bias", ElemType::kF32, {n}, MemRegion::Kind::kInput);
   Array C = b.array("C", ElemType::kF32, {m, n}, MemRegion::Kind::kOutput);
-  Dim M = b.dim("m", m, matmul_tiling()), N = b.dim("n", n, matmul_tiling()), K = b.dim("k", k);
+  Dim M = b.dim("m", m, matmul_tiling()), N = b.dim("n", n, matmul_tiling());
+  Dim K = b.dim("k", k, reduction_tiling());
   Value a = b.load(A, {M, K}), bv = b.load(B, {K, N});
   Value c = b.fma(a, bv, b.reduce(b.constant(0.0), {K}));
   Value biased = b.add(c, b.load(Bias, {N}));
@@ -49,7 +50,7 @@ Kernel build_mlp2(const Sizes& sizes) {
   Array W1 = b.array("W1", ElemType::kF32, {k, h}, MemRegion::Kind::kInput);
   Array W2 = b.array("W2", ElemType::kF32, {h, n}, MemRegion::Kind::kInput);
   Array Y = b.array("Y", ElemType::kF32, {m, n}, MemRegion::Kind::kOutput);
-  Dim M = b.dim("m", m, matmul_tiling()), K = b.dim("k", k);
+  Dim M = b.dim("m", m, matmul_tiling()), K = b.dim("k", k, reduction_tiling());
   Dim H = b.dim("h", h, matmul_tiling()), N = b.dim("n", n, matmul_tiling());
   Value x = b.load(X, {M, K}), w1 = b.load(W1, {K, H});
   Value hidden = b.max(b.fma(x, w1, b.reduce(b.constant(0.0), {K})), b.constant(0.0));

@@ -3,7 +3,8 @@
 namespace sculpt::backbone {
 
 namespace zoo {
-Tiling matmul_tiling() { return Tiling{{Tiling::range(2, 32), Tiling::range(2, 4)}}; }
+Tiling matmul_tiling() { return Tiling{{Tiling::range(2, 32), Tiling::range(2, 8)}}; }
+Tiling reduction_tiling() { return Tiling{{Tiling::range(2, 32)}}; }
 }  // namespace zoo
 
 std::span<const KernelInfo> kernel_zoo() {

@@ -2,13 +2,13 @@
 // Interval arithmetic of counters. A term contributes its value when its condition holds;
 // while the condition is unknown it may contribute either its value or the identity, so the
 // counter is the interval of every total the remaining choices allow. Products assume
-// non-negative values (sizes, counts).
+// non-negative values (sizes, counts); so do maxima, whose identity is 0.
 #include "spacegen/runtime/domain.h"
 #include "spacegen/runtime/layout.h"
 
 namespace sculpt::spacegen {
 
-enum class CounterOp : std::uint8_t { Sum, Mul };
+enum class CounterOp : std::uint8_t { Sum, Mul, Max };
 
 inline Truth conjunction(Truth a, Truth b) {
   if (a == Truth::False || b == Truth::False) return Truth::False;
@@ -17,7 +17,7 @@ inline Truth conjunction(Truth a, Truth b) {
 }
 
 inline Interval identity(CounterOp op) {
-  return op == CounterOp::Sum ? Interval{0, 0} : Interval{1, 1};
+  return op == CounterOp::Mul ? Interval{1, 1} : Interval{0, 0};
 }
 
 inline Interval contribution(CounterOp op, Truth counted, Interval value) {
@@ -29,17 +29,19 @@ inline Interval contribution(CounterOp op, Truth counted, Interval value) {
 
 inline Interval accumulate(CounterOp op, Interval total, Interval term) {
   if (op == CounterOp::Sum) return {sat_add(total.lo, term.lo), sat_add(total.hi, term.hi)};
+  if (op == CounterOp::Max) return {std::max(total.lo, term.lo), std::max(total.hi, term.hi)};
   return {sat_mul(total.lo, term.lo), sat_mul(total.hi, term.hi)};
 }
 
 inline bool saturated(std::int64_t v) { return v <= -kInfinity || v >= kInfinity; }
 
 /// Replaces one term of the derived bounds in place; false when that cannot be done exactly
-/// (saturation, or a zero factor) and the counter must be derived again from scratch.
+/// (saturation, a zero factor, or a maximum, which no inverse undoes) and the counter must be
+/// derived again from scratch.
 /// Half counters keep only their lower end.
 inline bool replace_term(CounterOp op, bool half, CounterState& s, Interval old_term,
                          Interval new_term) {
-  if (saturated(s.lo) || saturated(old_term.lo)) return false;
+  if (op == CounterOp::Max || saturated(s.lo) || saturated(old_term.lo)) return false;
   if (!half && (saturated(s.hi) || saturated(old_term.hi))) return false;
   if (op == CounterOp::Sum) {
     s.lo = sat_add(s.lo - old_term.lo, new_term.lo);
@@ -59,8 +61,28 @@ struct TermSlack {
   Interval value{-kInfinity, kInfinity};  // allowed values when the term is counted
 };
 
-inline TermSlack term_slack(CounterOp op, const CounterState& s, Truth counted, Interval value) {
+/// Whether a term of a maximum can still reach the counter's lower bound.
+inline bool max_witness(const CounterState& s, Truth counted, Interval value) {
+  return counted != Truth::False && value.hi >= s.min_bound;
+}
+
+/// `witnesses`: for a maximum, how many of its terms are max_witness (the only one is forced).
+inline TermSlack term_slack(CounterOp op, const CounterState& s, Truth counted, Interval value,
+                            std::size_t witnesses = 0) {
   TermSlack r;
+  if (op == CounterOp::Max) {
+    // Each counted value is capped by the upper bound; the lower bound needs one term to reach
+    // it, which is forced when it is the last that can.
+    if (s.max_bound < kInfinity) {
+      if (counted == Truth::Unknown) r.forbid = value.lo > s.max_bound;
+      r.value.hi = s.max_bound;
+    }
+    if (s.min_bound > -kInfinity && witnesses == 1 && max_witness(s, counted, value)) {
+      r.force = counted == Truth::Unknown;
+      r.value.lo = s.min_bound;
+    }
+    return r;
+  }
   const Interval c = contribution(op, counted, value);
   // The rest of the counter, without this term; unknown where saturated.
   bool lo_ok = !saturated(s.lo) && !saturated(c.lo);

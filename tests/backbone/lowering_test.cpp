@@ -29,7 +29,9 @@ TEST(Lowering, CommunicationAddsItsTemporaryStoreAndLoad) {
   const Instruction& load = kernel.inst(a_to_fma.load);
   EXPECT_TRUE(store.added);
   EXPECT_EQ(store.loops, kernel.inst(a_to_fma.producer).loops);  // producer's dims
-  EXPECT_EQ(load.loops, kernel.inst(fma).loops);                 // consumer's dims
+  // The consumer's loops that index A (m and k), not n.
+  const std::vector<LoopId>& fma_loops = kernel.inst(fma).loops;
+  EXPECT_EQ(load.loops, (std::vector<LoopId>{fma_loops[0], fma_loops[2]}));
   const MemRegion& temp = kernel.mem(a_to_fma.temp);
   EXPECT_EQ(temp.kind, MemRegion::Kind::kTemporary);
   EXPECT_EQ(temp.extents, (std::vector<int64_t>{16, 8}));  // m x k
@@ -40,7 +42,8 @@ TEST(Lowering, CommunicationAddsItsTemporaryStoreAndLoad) {
   const std::vector<ProgramNode>& producer_body = kernel.body(store.loops.back());
   ASSERT_EQ(producer_body.size(), 2u);
   EXPECT_EQ(producer_body[1].inst, store.id);
-  const std::vector<ProgramNode>& consumer_body = kernel.body(load.loops.back());
+  // The load sits next to its consumer in the default program, deeper than its own loops.
+  const std::vector<ProgramNode>& consumer_body = kernel.body(fma_loops.back());
   ASSERT_EQ(consumer_body.size(), 2u);
   EXPECT_EQ(consumer_body[0].inst, load.id);
 

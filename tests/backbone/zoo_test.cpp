@@ -145,9 +145,11 @@ TEST(Zoo, MatmulShape) {
   EXPECT_EQ(kernel.instructions().size(), 5u);
   EXPECT_EQ(count_ops(kernel, Operator::kFma), 1);
   const LogicalDim& m = *kernel.logical_dims()[0];
-  // [2, 32] and [2, 4] keep the powers of two dividing 1024, plus 1.
+  // [2, 32] and [2, 8] keep the powers of two dividing 1024, plus 1; k has one level.
   EXPECT_EQ(m.tile_sizes[0], (std::vector<int64_t>{1, 2, 4, 8, 16, 32}));
-  EXPECT_EQ(m.tile_sizes[1], (std::vector<int64_t>{1, 2, 4}));
+  EXPECT_EQ(m.tile_sizes[1], (std::vector<int64_t>{1, 2, 4, 8}));
+  const LogicalDim& k = *kernel.logical_dims()[2];
+  EXPECT_EQ(k.tile_sizes, (std::vector<std::vector<int64_t>>{{1, 2, 4, 8, 16, 32}}));
   EXPECT_EQ(kernel.mem(MemId(0)).num_elements(), 1024 * 1024);
 }
 

@@ -86,7 +86,7 @@ INSTANTIATE_TEST_SUITE_P(Files, SpacedslInvalid, ::testing::Values(
   InvalidCase{"symmetric_different_sets.space", {{4, 3, "a symmetric choice takes exactly two arguments from the same set"}}},
   InvalidCase{"syntax_bad_item.space", {{2, 1, "expected an item ('include', 'set', 'quotient', 'choice', 'require' or 'trigger') but found 'sett'"}}},
   InvalidCase{"syntax_bad_mapping.space", {{8, 1, "expected a name but found 'end'"}}},
-  InvalidCase{"syntax_counter_op.space", {{5, 5, "expected 'sum' or 'mul' but found 'add'"}}},
+  InvalidCase{"syntax_counter_op.space", {{5, 5, "expected 'sum', 'mul' or 'max' but found 'add'"}}},
   InvalidCase{"syntax_dangling_is.space", {{4, 15, "expected a value name but found '||'"}}},
   InvalidCase{"syntax_dangling_or.space", {{4, 15, "expected a condition but found end of file"}}},
   InvalidCase{"syntax_missing_colon.space", {{3, 3, "expected ':' but found 'type'"}}},

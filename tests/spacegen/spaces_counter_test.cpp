@@ -4,6 +4,7 @@
 #include "generated/space_counter_args/space.h"
 #include "generated/space_counter_compare/space.h"
 #include "generated/space_counter_force/space.h"
+#include "generated/space_counter_max/space.h"
 #include "generated/space_counter_mul/space.h"
 #include "generated/space_counter_nested/space.h"
 #include "generated/space_counter_sum/space.h"
@@ -138,6 +139,36 @@ TEST(SpacegenCounterMul, LargeSizeForbidsCounting) {
   fun.add_dim({32});
   auto c = make_candidate<space_counter_mul::Candidate>(fun);
   EXPECT_EQ(c->get_kind(0), space_counter_mul::values::kind::LOOP);
+}
+
+TEST(SpacegenCounterMax, LargestCountedValueCappedByTheBound) {
+  Backbone fun;
+  fun.add_dim({2, 4});
+  fun.add_dim({1, 8, 16});
+  fun.add_dim({32});
+  fun.add_mem(1);
+  fun.add_mem(1);
+  auto c = make_candidate<space_counter_max::Candidate>(fun);
+  using namespace space_counter_max::values;
+  // Counting the 32-wide dimension would break the bound.
+  EXPECT_EQ(c->get_kind(2), kind::LOOP);
+  EXPECT_EQ(c->get_widest(), (Interval{0, 8}));
+  ASSERT_EQ(c->restrict_kind(1, kind::THREAD), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->values_size(1), (Values{1, 8}));
+  EXPECT_EQ(c->get_widest(), (Interval{1, 8}));
+  ASSERT_EQ(c->restrict_kind(0, kind::THREAD), Status::Ok);
+  ASSERT_EQ(c->restrict_size(1, Interval{8, 8}), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_widest(), (Interval{8, 8}));
+  EXPECT_EQ(c->get_squared(), (Interval{64, 64}));
+  // Without the widest term the maximum comes down to the next one.
+  auto other = make_candidate<space_counter_max::Candidate>(fun);
+  ASSERT_EQ(other->restrict_kind(0, kind::THREAD), Status::Ok);
+  ASSERT_EQ(other->restrict_size(0, Interval{4, 4}), Status::Ok);
+  ASSERT_EQ(other->restrict_kind(1, kind::LOOP), Status::Ok);
+  ASSERT_EQ(other->propagate(), Status::Ok);
+  EXPECT_EQ(other->get_widest(), (Interval{4, 4}));
 }
 
 TEST(SpacegenHalfCounter, KeepsTheLowerEndAgainstAnUpperBound) {
