@@ -743,9 +743,17 @@ class Generator {
         w.open("for (auto&& item_" + vars[v].name + " : " + iter + ")");
         w.line("const ObjectId " + name + " = id_" + set.name + "(*fun_, item_" + vars[v].name +
                ");");
+        // The iterator may list objects a lowering has not added yet.
+        w.open("if (is_member(" + set_id(membership_set(s)) + ", " + name + "))");
+        ++opened;
       } else if (std::optional<VarId> member = reversible_member(scope, v)) {
         // A bound member of a parametric set gives its parameters through `reverse`.
         const auto& set = m_.sets[effective_set(vars[*member].set)];
+        // The member may be bound from a superset (a pattern over Statements): it must be in
+        // the reverse field's set before its getter runs.
+        w.open("if (is_member(" + set_id(membership_set(set.reverse->set)) + ", " +
+               scope.names[*member] + "))");
+        ++opened;
         std::string item = item_expr(set.reverse->set, scope.names[*member], "*fun_");
         std::string iter = substitute(set.reverse->code, {{set.reverse->var, item}}, "(*fun_)");
         SetId param_set = set.parameter->set;
@@ -753,10 +761,9 @@ class Generator {
         w.line("const ObjectId " + name + " = id_" + m_.sets[param_set].name + "(*fun_, item_" +
                vars[v].name + ");");
         membership_done[*member] = true;
-        if (membership_set(vars[v].set) != membership_set(param_set)) {
-          w.open("if (is_member(" + set_id(membership_set(vars[v].set)) + ", " + name + "))");
-          ++opened;
-        }
+        // `reverse` may name objects a lowering has not added yet.
+        w.open("if (is_member(" + set_id(membership_set(vars[v].set)) + ", " + name + "))");
+        ++opened;
       } else {
         w.open("for (ObjectId " + name + " = next_member(" + set_id(s) + ", 0); " + name +
                " < layout_->set_capacity[" + set_id(s) + "]; " + name + " = next_member(" +
@@ -1219,6 +1226,7 @@ class Generator {
       w.close();
       if (is_parametric(s)) {
         w.open("bool Candidate::member_" + set.name + "(ObjectId parameter, ObjectId id) const");
+        w.line("(void)parameter;  // unused when the iterator does not depend on it");
         std::string param = item_expr(set.parameter->set, "parameter", "*fun_");
         w.open("for (auto&& item : " +
                substitute(set.iterator, {{set.parameter->name, param}}, "(*fun_)") + ")");
@@ -1381,7 +1389,7 @@ class Generator {
       w.line("if (has_universe(" + choice_id(c) + ", index)) continue;");
     }
     w.line("std::vector<std::int64_t> values;");
-    w.line("for (auto&& v : " + substitute(choice.universe, vars, fun) +
+    w.line("for (auto&& v : " + substitute(choice.universe, vars, at_layout ? "fun" : "(*fun_)") +
            ") values.push_back(static_cast<std::int64_t>(v));");
     w.line(std::string(at_layout ? "builder.set_universe" : "add_universe") + "(" + choice_id(c) +
            ", index, std::move(values));");
