@@ -2,22 +2,20 @@
 // The CPU device: candidates printed as C are compiled by the system C compiler (on a pool of
 // threads, through a cache), then run one at a time in a child process, timed and checked.
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <filesystem>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "device/c_compiler.h"
 #include "device/evaluator.h"
 #include "device/fork_server.h"
+#include "device/pipeline.h"
 #include "device/problem_data.h"
-#include "device/thread_pool.h"
+#include "device/run_plan.h"
+#include "device/workspace_cache.h"
 
 namespace sculpt::device {
 
@@ -56,7 +54,6 @@ class CpuEvaluator final : public Evaluator {
   const CCompiler& compiler() const { return compiler_; }
 
  private:
-  struct Job;
   /// A problem's data and the server that runs candidates on it.
   struct Workspace {
     std::shared_ptr<const Problem> problem;
@@ -64,28 +61,22 @@ class CpuEvaluator final : public Evaluator {
     std::unique_ptr<ForkServer> server;
   };
 
-  void compile(std::shared_ptr<Job> job);
-  void measure_loop();
-  Evaluation measure(Job& job);
-  Workspace& workspace(const std::shared_ptr<const Problem>& problem);
+  Pipeline<std::filesystem::path>::CompileResult compile(const KernelCode& code);
+  Evaluation measure(const KernelCode& code, const std::shared_ptr<const Problem>& problem,
+                     const std::filesystem::path& object);
 
   CpuEvaluatorOptions options_;
   CCompiler compiler_;
 
   mutable std::mutex mutex_;
-  std::condition_variable ready_;
-  std::deque<std::shared_ptr<Job>> compiled_;
-  bool stopping_ = false;
-  std::int64_t evaluations_ = 0;
   std::int64_t runs_ = 0;
   std::int64_t problems_ = 0;
 
-  /// Only the measuring thread touches the workspaces; most recently used first.
-  std::list<Workspace> workspaces_;
+  /// Only the measuring thread touches the workspaces.
+  WorkspaceCache<Workspace> workspaces_;
 
   // Declared last: started once everything above exists, stopped before it goes.
-  std::thread measurer_;
-  std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<Pipeline<std::filesystem::path>> pipeline_;
 };
 
 }  // namespace sculpt::device

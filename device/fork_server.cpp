@@ -1,12 +1,10 @@
 #include "device/fork_server.h"
 
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +15,8 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+
+#include "device/process.h"
 
 namespace sculpt::device {
 namespace {
@@ -62,30 +62,12 @@ void* map_shared(std::size_t bytes) {
   return memory;
 }
 
-std::string describe_signal(int signal) {
-  const char* abbreviation = sigabbrev_np(signal);
-  return fmt::format("SIG{} ({})", abbreviation != nullptr ? abbreviation : "?", strsignal(signal));
-}
-
-// A server forked from a threaded process keeps copies of every descriptor open at that time;
-// holding them would keep other servers' sockets and compilers' pipes from closing.
-void close_other_descriptors(int first_kept, int second_kept) {
-  int low = std::min(first_kept, second_kept);
-  int high = std::max(first_kept, second_kept);
-  if (low > 3) close_range(3, static_cast<unsigned>(low - 1), 0);
-  if (high > low + 1)
-    close_range(static_cast<unsigned>(low + 1), static_cast<unsigned>(high - 1), 0);
-  close_range(static_cast<unsigned>(high + 1), ~0u, 0);
-}
-
 }  // namespace
 
 struct ForkServer::Command {
   char object[4096] = {};
   char entry[256] = {};
-  std::int64_t budget_ns = 0;
-  std::int32_t min_runs = 0;
-  std::int32_t max_runs = 0;
+  RunPlan plan{};
 };
 
 ForkServer::ForkServer(const ProblemData& data) : data_(data) {
@@ -140,22 +122,17 @@ void ForkServer::start_server() {
     close(commands[1]);
     throw DeviceError(fmt::format("cpu device: socketpair: {}", std::strerror(errno)));
   }
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid == 0) {
-    // The server dies with the thread that started it rather than linger as an orphan.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(0);
-    serve(commands[1], messages[1]);
+  pid_t pid = -1;
+  try {
+    int kept[] = {commands[1], messages[1]};
+    pid = fork_server_process(
+        kept, [&] { serve(commands[1], messages[1]); }, "cpu");
+  } catch (...) {
+    for (int fd : {commands[0], commands[1], messages[0], messages[1]}) close(fd);
+    throw;
   }
-  int error = errno;
   close(commands[1]);
   close(messages[1]);
-  if (pid < 0) {
-    close(commands[0]);
-    close(messages[0]);
-    throw DeviceError(fmt::format("cpu device: fork: {}", std::strerror(error)));
-  }
   server_ = pid;
   commands_ = commands[0];
   messages_ = messages[0];
@@ -166,32 +143,12 @@ void ForkServer::stop_server() {
   if (server_ < 0) return;
   close(commands_);
   close(messages_);
-  kill(server_, SIGKILL);
-  while (waitpid(server_, nullptr, 0) < 0 && errno == EINTR) {
-  }
+  kill_and_reap(server_);
   server_ = -1;
   commands_ = messages_ = -1;
 }
 
 void ForkServer::serve(int commands, int messages) {
-  // Candidate output on stdout would mix with the results sculpt prints there.
-  int null = open("/dev/null", O_WRONLY);
-  if (null >= 0) {
-    dup2(null, 1);
-    if (null != 1) close(null);
-  }
-  close_other_descriptors(commands, messages);
-  // A crash must end as a signal seen by waitpid: no core dump to write, no handler the host
-  // program installed (sanitizers, crash reporters) to turn it into something else.
-  rlimit no_core{0, 0};
-  setrlimit(RLIMIT_CORE, &no_core);
-  for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGPIPE}) {
-    ::signal(signal, SIG_DFL);
-  }
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-
   for (;;) {
     Command command;
     ssize_t received = recv(commands, &command, sizeof command, 0);
@@ -254,8 +211,7 @@ void ForkServer::run_child(int messages, const Command& command) {
   send_message(messages, MessageKind::warmed_up, 0, elapsed);
 
   std::int64_t total = 0;
-  for (int runs = 0;
-       runs < command.max_runs && (runs < command.min_runs || total < command.budget_ns); ++runs) {
+  for (int runs = 0; command.plan.wants_another(runs, total); ++runs) {
     restore_parameters(false);
     start = now_ns();
     entry(params_.data());
@@ -278,9 +234,7 @@ RunOutcome ForkServer::run(const std::filesystem::path& object, const std::strin
   }
   std::strncpy(command.object, object_path.c_str(), sizeof command.object - 1);
   std::strncpy(command.entry, entry.c_str(), sizeof command.entry - 1);
-  command.budget_ns = plan.budget.count();
-  command.min_runs = plan.min_runs;
-  command.max_runs = plan.max_runs;
+  command.plan = plan;
 
   if (server_ < 0) start_server();
   if (send(commands_, &command, sizeof command, MSG_NOSIGNAL) != sizeof command) {

@@ -10,35 +10,15 @@
 // clear of locks another thread held at fork time.
 #include <sys/types.h>
 
-#include <chrono>
-#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "device/evaluator.h"
 #include "device/problem_data.h"
+#include "device/run_plan.h"
 
 namespace sculpt::device {
-
-/// How many times to run a candidate and how long to wait for it.
-struct RunPlan {
-  /// Longest a single run may take; the child is killed after that.
-  std::chrono::nanoseconds run_timeout = std::chrono::seconds(10);
-  /// Timed runs go on while their total stays under the budget, between min_runs and max_runs.
-  std::chrono::nanoseconds budget = std::chrono::milliseconds(500);
-  int min_runs = 3;
-  int max_runs = 100;
-};
-
-struct RunOutcome {
-  /// ok (results readable through ForkServer::result), fault, timeout, or compile_error when the
-  /// object does not load or lacks its entry point.
-  Check check = Check::ok;
-  /// Durations of the timed runs, in nanoseconds.
-  std::vector<std::int64_t> run_ns{};
-  std::string message{};
-};
 
 class ForkServer {
  public:

@@ -1,0 +1,143 @@
+#pragma once
+// The flow every device shares: candidates compile on a pool of threads while one thread
+// measures the compiled ones, one at a time, in the order they finished compiling, so that the
+// device never waits for a compiler.
+#include <algorithm>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <variant>
+
+#include "device/evaluator.h"
+#include "device/thread_pool.h"
+
+namespace sculpt::device {
+
+/// `requested`, or one per hardware thread when it is 0.
+inline int compile_threads_or_default(int requested) {
+  if (requested > 0) return requested;
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+template <typename Compiled>
+class Pipeline {
+ public:
+  /// The compiled candidate, or its evaluation when compiling decides it (compile_error).
+  using CompileResult = std::variant<Compiled, Evaluation>;
+  /// Runs on the pool, several at a time. May throw (the future then throws).
+  using Compile = std::function<CompileResult(const KernelCode&)>;
+  /// Runs on the measuring thread, one at a time. May throw (the future then throws).
+  using Measure = std::function<Evaluation(const KernelCode&, const std::shared_ptr<const Problem>&,
+                                           Compiled&)>;
+
+  Pipeline(int compile_threads, Compile compile, Measure measure)
+      : compile_(std::move(compile)), measure_(std::move(measure)) {
+    measurer_ = std::thread([this] { measure_loop(); });
+    pool_ = std::make_unique<ThreadPool>(compile_threads);
+  }
+
+  /// Waits for the compilations and the measurement under way; abandons the queued ones (their
+  /// futures throw std::future_error).
+  ~Pipeline() {
+    pool_.reset();
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+      compiled_.clear();
+    }
+    ready_.notify_all();
+    measurer_.join();
+  }
+
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  std::future<Evaluation> submit(KernelCode code, std::shared_ptr<const Problem> problem) {
+    auto job = std::make_shared<Job>();
+    job->code = std::move(code);
+    job->problem = std::move(problem);
+    auto future = job->promise.get_future();
+    pool_->post([this, job] { compile(job); });
+    return future;
+  }
+
+  /// Evaluations finished, whatever their check (not those that threw).
+  std::int64_t evaluations() const {
+    std::lock_guard lock(mutex_);
+    return evaluations_;
+  }
+
+ private:
+  struct Job {
+    KernelCode code;
+    std::shared_ptr<const Problem> problem;
+    std::promise<Evaluation> promise;
+    std::optional<Compiled> compiled;
+  };
+
+  void compile(const std::shared_ptr<Job>& job) {
+    try {
+      CompileResult result = compile_(job->code);
+      if (auto* evaluation = std::get_if<Evaluation>(&result)) {
+        finish(*job, std::move(*evaluation));
+        return;
+      }
+      job->compiled.emplace(std::move(std::get<Compiled>(result)));
+    } catch (...) {
+      job->promise.set_exception(std::current_exception());
+      return;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      compiled_.push_back(job);
+    }
+    ready_.notify_one();
+  }
+
+  void measure_loop() {
+    for (;;) {
+      std::shared_ptr<Job> job;
+      {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [this] { return stopping_ || !compiled_.empty(); });
+        if (stopping_) return;
+        job = std::move(compiled_.front());
+        compiled_.pop_front();
+      }
+      try {
+        finish(*job, measure_(job->code, job->problem, *job->compiled));
+      } catch (...) {
+        job->promise.set_exception(std::current_exception());
+      }
+    }
+  }
+
+  void finish(Job& job, Evaluation evaluation) {
+    {
+      std::lock_guard lock(mutex_);
+      ++evaluations_;
+    }
+    job.promise.set_value(std::move(evaluation));
+  }
+
+  Compile compile_;
+  Measure measure_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::shared_ptr<Job>> compiled_;
+  bool stopping_ = false;
+  std::int64_t evaluations_ = 0;
+
+  // Started once everything above exists, stopped before it goes.
+  std::thread measurer_;
+  std::unique_ptr<ThreadPool> pool_;
+};
+
+}  // namespace sculpt::device
