@@ -237,13 +237,19 @@ int64_t Kernel::dynamic_size(DimId dim_id, const std::function<int64_t(DimId)>& 
 }
 
 Kernel::TempLayout Kernel::temp_layout(MemId temp, const std::function<bool(DimMappingId)>& indexed,
-                                       const std::function<int64_t(DimId)>& dim_size) const {
+                                       const std::function<int64_t(DimId)>& dim_size,
+                                       const std::function<bool(DimMappingId)>& innermost) const {
   const MemRegion& region = mem(temp);
   SCULPT_CHECK(region.kind == MemRegion::Kind::kTemporary) << region.name << " is no temporary";
+  std::vector<DimMappingId> order = region.layout_mappings;
+  if (innermost) {
+    std::stable_partition(order.begin(), order.end(),
+                          [&](DimMappingId id) { return !innermost(id); });
+  }
   TempLayout layout;
-  layout.strides.resize(region.layout_mappings.size());
-  for (size_t i = region.layout_mappings.size(); i-- > 0;) {
-    const DimMappingId id = region.layout_mappings[i];
+  layout.strides.resize(order.size());
+  for (size_t i = order.size(); i-- > 0;) {
+    const DimMappingId id = order[i];
     layout.strides[i] = {id, indexed(id) ? layout.elements : 0};
     if (indexed(id)) layout.elements *= dim_size(mapping(id).src);
   }

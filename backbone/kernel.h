@@ -299,8 +299,11 @@ class Kernel {
     int64_t elements = 1;
     std::vector<std::pair<DimMappingId, int64_t>> strides;
   };
+  /// `innermost`, when given, picks mappings to lay out innermost (after the others, keeping
+  /// their order), e.g. those a vector access runs along.
   TempLayout temp_layout(MemId temp, const std::function<bool(DimMappingId)>& indexed,
-                         const std::function<int64_t(DimId)>& dim_size) const;
+                         const std::function<int64_t(DimId)>& dim_size,
+                         const std::function<bool(DimMappingId)>& innermost = {}) const;
 
   /// Loops indexing an instruction's value: its loops but the ones it reduces over (a reduction
   /// keeps one accumulator per iteration of the others).
