@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 
 #include "device/cuda_driver.h"
 
@@ -161,10 +162,14 @@ class RunServer {
     auto launch = reader.get<Launch>();
     std::string entry(reader.get_string());
     std::string_view cubin = reader.get_string();
+    // The driver reads the image's ELF structures in place, and the frame gives no alignment;
+    // the extra zero word ends the image like a string, as text images must be.
+    std::vector<std::uint64_t> image(cubin.size() / sizeof(std::uint64_t) + 1, 0);
+    std::memcpy(image.data(), cubin.data(), cubin.size());
 
     JitLogs logs;
     CUmodule module = nullptr;
-    CUresult result = driver_.cuModuleLoadDataEx(&module, cubin.data(), logs.count(),
+    CUresult result = driver_.cuModuleLoadDataEx(&module, image.data(), logs.count(),
                                                  logs.options(), logs.values());
     if (result != CUDA_SUCCESS) {
       reply(kLoadError, 0,
