@@ -73,6 +73,13 @@ class Pipeline {
     return evaluations_;
   }
 
+  /// Compilations that finished while a candidate was being measured: the overlap that keeps
+  /// the device busy.
+  std::int64_t compiled_while_measuring() const {
+    std::lock_guard lock(mutex_);
+    return compiled_while_measuring_;
+  }
+
  private:
   struct Job {
     KernelCode code;
@@ -82,17 +89,22 @@ class Pipeline {
   };
 
   void compile(const std::shared_ptr<Job>& job) {
+    std::optional<CompileResult> result;
     try {
-      CompileResult result = compile_(job->code);
-      if (auto* evaluation = std::get_if<Evaluation>(&result)) {
-        finish(*job, std::move(*evaluation));
-        return;
-      }
-      job->compiled.emplace(std::move(std::get<Compiled>(result)));
+      result.emplace(compile_(job->code));
     } catch (...) {
       job->promise.set_exception(std::current_exception());
       return;
     }
+    {
+      std::lock_guard lock(mutex_);
+      if (measuring_) ++compiled_while_measuring_;
+    }
+    if (auto* evaluation = std::get_if<Evaluation>(&*result)) {
+      finish(*job, std::move(*evaluation));
+      return;
+    }
+    job->compiled.emplace(std::move(std::get<Compiled>(*result)));
     {
       std::lock_guard lock(mutex_);
       compiled_.push_back(job);
@@ -109,12 +121,19 @@ class Pipeline {
         if (stopping_) return;
         job = std::move(compiled_.front());
         compiled_.pop_front();
+        measuring_ = true;
       }
+      std::optional<Evaluation> evaluation;
       try {
-        finish(*job, measure_(job->code, job->problem, *job->compiled));
+        evaluation = measure_(job->code, job->problem, *job->compiled);
       } catch (...) {
         job->promise.set_exception(std::current_exception());
       }
+      {
+        std::lock_guard lock(mutex_);
+        measuring_ = false;
+      }
+      if (evaluation) finish(*job, std::move(*evaluation));
     }
   }
 
@@ -133,7 +152,9 @@ class Pipeline {
   std::condition_variable ready_;
   std::deque<std::shared_ptr<Job>> compiled_;
   bool stopping_ = false;
+  bool measuring_ = false;
   std::int64_t evaluations_ = 0;
+  std::int64_t compiled_while_measuring_ = 0;
 
   // Started once everything above exists, stopped before it goes.
   std::thread measurer_;

@@ -1,0 +1,100 @@
+#include "device/cuda_evaluator.h"
+
+#include <algorithm>
+
+#include "support/check.h"
+
+namespace sculpt::device {
+namespace {
+
+// A search works on one problem; two let a caller alternate without recomputing references.
+// The run worker holds one problem's buffers at a time.
+constexpr std::size_t kMaxWorkspaces = 2;
+
+// Opens a context in a worker that then exits; its description, or DeviceError.
+std::string probe(const CudaWorkerConfig& config) {
+  CudaWorker worker(config, 1, [](CudaContext&, std::vector<Channel>&) {});
+  return worker.description();
+}
+
+}  // namespace
+
+bool cuda_available(std::string* why, const CudaWorkerConfig& config) {
+  try {
+    probe(config);
+    return true;
+  } catch (const DeviceError& error) {
+    if (why != nullptr) *why = error.what();
+    return false;
+  }
+}
+
+CudaEvaluator::CudaEvaluator(CudaEvaluatorOptions options)
+    : options_(std::move(options)),
+      description_(probe(options_.worker)),
+      compiler_(options_.worker, compile_threads_or_default(options_.compile_threads),
+                options_.compile_timeout),
+      workspaces_(kMaxWorkspaces),
+      runner_(options_.worker) {
+  options_.plan.validate();
+  // The workers start on the pool's threads and the measuring thread, which live as long as
+  // this object: a worker dies with the thread that started it.
+  pipeline_ = std::make_unique<Pipeline<CudaImage>>(
+      compile_threads_or_default(options_.compile_threads),
+      [this](const KernelCode& code) { return compile(code); },
+      [this](const KernelCode& code, const std::shared_ptr<const Problem>& problem,
+             CudaImage& image) { return measure(code, problem, image); });
+}
+
+CudaEvaluator::~CudaEvaluator() = default;
+
+std::future<Evaluation> CudaEvaluator::submit(KernelCode code,
+                                              std::shared_ptr<const Problem> problem) {
+  SCULPT_CHECK(code.language == Language::ptx)
+      << "the cuda device runs PTX; " << code.entry << " is C";
+  SCULPT_CHECK(problem != nullptr) << "no problem given for " << code.entry;
+  return pipeline_->submit(std::move(code), std::move(problem));
+}
+
+Pipeline<CudaImage>::CompileResult CudaEvaluator::compile(const KernelCode& code) {
+  CudaCompiler::Result result = compiler_.compile(code.source);
+  if (result.image) return std::move(*result.image);
+  Evaluation evaluation;
+  evaluation.check = Check::compile_error;
+  evaluation.message = std::move(result.log);
+  return evaluation;
+}
+
+Evaluation CudaEvaluator::measure(const KernelCode& code,
+                                  const std::shared_ptr<const Problem>& problem,
+                                  const CudaImage& image) {
+  Workspace& space = workspaces_.get(problem, [&] {
+    Workspace created{.problem = problem, .data = std::make_unique<ProblemData>(*problem)};
+    std::lock_guard lock(mutex_);
+    created.id = static_cast<std::uint64_t>(++problems_);
+    return created;
+  });
+  RunOutcome outcome = runner_.run(space.id, *space.data, image, code, options_.plan);
+  {
+    std::lock_guard lock(mutex_);
+    ++runs_;
+    if (outcome.check == Check::fault) ++faults_;
+    if (outcome.check == Check::timeout) ++timeouts_;
+  }
+  return evaluation_of(std::move(outcome), *space.data,
+                       [&](std::size_t i) { return runner_.result(i); });
+}
+
+CudaEvaluatorStats CudaEvaluator::stats() const {
+  std::lock_guard lock(mutex_);
+  return CudaEvaluatorStats{.compiler = compiler_.stats(),
+                            .evaluations = pipeline_->evaluations(),
+                            .compiled_while_measuring = pipeline_->compiled_while_measuring(),
+                            .runs = runs_,
+                            .faults = faults_,
+                            .timeouts = timeouts_,
+                            .worker_restarts = std::max(runner_.workers_started() - 1, 0),
+                            .problems = problems_};
+}
+
+}  // namespace sculpt::device

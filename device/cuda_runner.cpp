@@ -1,0 +1,406 @@
+#include "device/cuda_runner.h"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+
+#include "device/cuda_driver.h"
+
+namespace sculpt::device {
+namespace {
+
+// Requests.
+constexpr std::int32_t kUpload = 16;  ///< data: the parameters and their initial values
+constexpr std::int32_t kRun = 17;     ///< data: Launch, entry, cubin
+// Replies.
+constexpr std::int32_t kUploaded = 32;
+constexpr std::int32_t kUploadFailed = 33;  ///< data: why
+constexpr std::int32_t kLoadError = 34;     ///< data: why the image or its entry did not load
+constexpr std::int32_t kStarted = 35;       ///< inputs restored, warm-up launch next
+constexpr std::int32_t kWarmedUp = 36;      ///< value: warm-up time in ns
+constexpr std::int32_t kResults = 37;       ///< data: the result parameters' bytes, in order
+constexpr std::int32_t kTimedRun = 38;      ///< value: time in ns
+constexpr std::int32_t kDone = 39;
+constexpr std::int32_t kFault = 40;  ///< value: 1 when the context is lost; data: what failed
+
+// Above this, a kernel must opt in to more dynamic shared memory.
+constexpr std::uint32_t kDefaultSharedLimit = 48 * 1024;
+
+struct Launch {
+  std::array<std::uint32_t, 3> grid;
+  std::array<std::uint32_t, 3> block;
+  std::uint32_t shared_bytes;
+  RunPlan plan;
+};
+
+// The worker's side: the problem's buffers on the GPU and the host copy of their initial
+// values, which no kernel can overwrite.
+class RunServer {
+ public:
+  RunServer(CudaContext& cuda, Channel& channel) : driver_(cuda.driver), channel_(channel) {}
+
+  [[noreturn]] void serve() {
+    // Created once: a context that fails is never used again.
+    if (driver_.cuEventCreate(&start_, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+        driver_.cuEventCreate(&stop_, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+      _exit(1);
+    }
+    for (;;) {
+      Frame request;
+      if (channel_.receive(request) != Channel::Received::frame) _exit(0);
+      Reader reader(request.data);
+      if (request.kind == kUpload) {
+        upload(reader);
+      } else {
+        SCULPT_CHECK(request.kind == kRun) << "unexpected request " << request.kind;
+        run(reader);
+      }
+    }
+  }
+
+ private:
+  struct Parameter {
+    bool array = false;
+    Role role = Role::input;
+    std::string name{};
+    std::string initial{};
+    CUdeviceptr buffer = 0;
+  };
+
+  void reply(std::int32_t kind, std::int64_t value = 0, std::string data = {}) {
+    if (!channel_.send(Frame{.kind = kind, .value = value, .data = std::move(data)})) _exit(0);
+  }
+
+  void free_buffers() {
+    for (Parameter& param : params_) {
+      if (param.buffer != 0) driver_.cuMemFree(param.buffer);
+    }
+    params_.clear();
+  }
+
+  void upload(Reader& reader) {
+    free_buffers();
+    auto count = reader.get<std::uint32_t>();
+    for (std::uint32_t i = 0; i < count; ++i) {
+      Parameter& param = params_.emplace_back();
+      param.array = reader.get<std::uint8_t>() != 0;
+      param.role = reader.get<Role>();
+      param.name = reader.get_string();
+      param.initial = reader.get_string();
+      if (!param.array) continue;
+      // Never managed memory: the inputs are copied in explicitly before every candidate.
+      CUresult result =
+          driver_.cuMemAlloc(&param.buffer, std::max<std::size_t>(param.initial.size(), 1));
+      if (result != CUDA_SUCCESS) {
+        std::string why = fmt::format("cuMemAlloc of {} bytes for '{}' returned {}",
+                                      param.initial.size(), param.name, driver_.describe(result));
+        param.buffer = 0;
+        free_buffers();
+        reply(kUploadFailed, 0, why);
+        return;
+      }
+    }
+    reply(kUploaded);
+  }
+
+  // Copies the initial values into the arrays: all of them, or only the inout ones.
+  CUresult restore(bool all) {
+    for (const Parameter& param : params_) {
+      if (!param.array || param.initial.empty() || !(all || param.role == Role::inout)) continue;
+      CUresult result =
+          driver_.cuMemcpyHtoD(param.buffer, param.initial.data(), param.initial.size());
+      if (result != CUDA_SUCCESS) return result;
+    }
+    return CUDA_SUCCESS;
+  }
+
+  // Reports a failure; a worker whose context is lost (sticky errors) has nothing left to do.
+  void fail(std::string what) {
+    bool lost = driver_.cuCtxSynchronize() != CUDA_SUCCESS;
+    reply(kFault, lost ? 1 : 0, std::move(what));
+    if (lost) _exit(0);
+  }
+
+  struct Timed {
+    CUresult result = CUDA_SUCCESS;
+    bool rejected = false;  ///< the launch was refused, no kernel ran
+    std::int64_t ns = 0;
+  };
+
+  Timed timed_launch(CUfunction function, const Launch& launch, std::vector<void*>& args) {
+    CUresult result = driver_.cuEventRecord(start_, nullptr);
+    if (result == CUDA_SUCCESS) {
+      result = driver_.cuLaunchKernel(function, launch.grid[0], launch.grid[1], launch.grid[2],
+                                      launch.block[0], launch.block[1], launch.block[2],
+                                      launch.shared_bytes, nullptr, args.data(), nullptr);
+    }
+    if (result != CUDA_SUCCESS) return Timed{.result = result, .rejected = true};
+    result = driver_.cuEventRecord(stop_, nullptr);
+    if (result == CUDA_SUCCESS) result = driver_.cuEventSynchronize(stop_);
+    float milliseconds = 0;
+    if (result == CUDA_SUCCESS) result = driver_.cuEventElapsedTime(&milliseconds, start_, stop_);
+    return Timed{.result = result,
+                 .rejected = false,
+                 .ns = std::llround(static_cast<double>(milliseconds) * 1e6)};
+  }
+
+  std::string describe_failure(const Timed& timed, const Launch& launch) const {
+    if (!timed.rejected) return "the kernel failed: " + driver_.describe(timed.result);
+    return fmt::format(
+        "cuLaunchKernel rejected grid {}x{}x{}, block {}x{}x{}, {} bytes of dynamic "
+        "shared memory: {}",
+        launch.grid[0], launch.grid[1], launch.grid[2], launch.block[0], launch.block[1],
+        launch.block[2], launch.shared_bytes, driver_.describe(timed.result));
+  }
+
+  void run(Reader& reader) {
+    auto launch = reader.get<Launch>();
+    std::string entry(reader.get_string());
+    std::string_view cubin = reader.get_string();
+    // The driver reads the image's ELF structures in place, and the frame gives no alignment;
+    // the extra zero word ends the image like a string, as text images must be.
+    std::vector<std::uint64_t> image(cubin.size() / sizeof(std::uint64_t) + 1, 0);
+    std::memcpy(image.data(), cubin.data(), cubin.size());
+
+    JitLogs logs;
+    CUmodule module = nullptr;
+    CUresult result = driver_.cuModuleLoadDataEx(&module, image.data(), logs.count(),
+                                                 logs.options(), logs.values());
+    if (result != CUDA_SUCCESS) {
+      reply(kLoadError, 0,
+            fmt::format("cuModuleLoadDataEx returned {}\n{}", driver_.describe(result),
+                        logs.error()));
+      return;
+    }
+    struct Unload {
+      const CudaDriver& driver;
+      CUmodule module;
+      ~Unload() { driver.cuModuleUnload(module); }
+    } unload{driver_, module};
+    CUfunction function = nullptr;
+    result = driver_.cuModuleGetFunction(&function, module, entry.c_str());
+    if (result != CUDA_SUCCESS) {
+      reply(kLoadError, 0,
+            fmt::format("no entry point '{}' in the module: {}", entry, driver_.describe(result)));
+      return;
+    }
+    if (launch.shared_bytes > kDefaultSharedLimit) {
+      result = driver_.cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                          static_cast<int>(launch.shared_bytes));
+      if (result != CUDA_SUCCESS) {
+        return fail(fmt::format("cannot allow {} bytes of dynamic shared memory: {}",
+                                launch.shared_bytes, driver_.describe(result)));
+      }
+    }
+    std::vector<void*> args;
+    bool has_inout = false;
+    for (Parameter& param : params_) {
+      args.push_back(param.array ? static_cast<void*>(&param.buffer) : param.initial.data());
+      has_inout = has_inout || (param.array && param.role == Role::inout);
+    }
+
+    // Every array, inputs included: a candidate may have written anywhere.
+    if (result = restore(true); result != CUDA_SUCCESS) {
+      return fail("cuMemcpyHtoD returned " + driver_.describe(result));
+    }
+    reply(kStarted);
+    Timed warm_up = timed_launch(function, launch, args);
+    if (warm_up.result != CUDA_SUCCESS) return fail(describe_failure(warm_up, launch));
+    reply(kWarmedUp, warm_up.ns);
+
+    Writer results;
+    for (const Parameter& param : params_) {
+      if (!param.array || param.role == Role::input) continue;
+      std::string bytes(param.initial.size(), '\0');
+      if (!bytes.empty()) {
+        result = driver_.cuMemcpyDtoH(bytes.data(), param.buffer, bytes.size());
+        if (result != CUDA_SUCCESS)
+          return fail("cuMemcpyDtoH returned " + driver_.describe(result));
+      }
+      results.put_string(bytes);
+    }
+    reply(kResults, 0, results.take());
+
+    std::int64_t total = 0;
+    for (int runs = 0; launch.plan.wants_another(runs, total); ++runs) {
+      if (has_inout) {
+        if (result = restore(false); result != CUDA_SUCCESS) {
+          return fail("cuMemcpyHtoD returned " + driver_.describe(result));
+        }
+      }
+      Timed timed = timed_launch(function, launch, args);
+      if (timed.result != CUDA_SUCCESS) return fail(describe_failure(timed, launch));
+      total += timed.ns;
+      reply(kTimedRun, timed.ns);
+    }
+    reply(kDone);
+  }
+
+  const CudaDriver& driver_;
+  Channel& channel_;
+  std::vector<Parameter> params_;
+  CUevent start_ = nullptr;
+  CUevent stop_ = nullptr;
+};
+
+enum class Stage { set_up, warm_up, results, timed };
+
+std::string describe(Stage stage, std::size_t runs) {
+  switch (stage) {
+    case Stage::set_up:
+      return "the set-up of the warm-up run";
+    case Stage::warm_up:
+      return "the warm-up run";
+    case Stage::results:
+      return "the copy of the warm-up results";
+    case Stage::timed:
+      return fmt::format("timed run {}", runs + 1);
+  }
+  return {};
+}
+
+}  // namespace
+
+void serve_runs(CudaContext& context, std::vector<Channel>& channels) {
+  RunServer(context, channels.at(0)).serve();
+}
+
+CudaRunner::CudaRunner(CudaWorkerConfig config) : config_(std::move(config)) {}
+
+CudaRunner::~CudaRunner() = default;
+
+void CudaRunner::stop() {
+  worker_.reset();
+  uploaded_.reset();
+}
+
+void CudaRunner::upload(const ProblemData& data) {
+  const auto& params = data.problem().params;
+  Writer writer;
+  writer.put(static_cast<std::uint32_t>(params.size()));
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const auto* array = std::get_if<ArrayParam>(&params[i]);
+    auto initial = data.initial(i);
+    writer.put<std::uint8_t>(array != nullptr ? 1 : 0)
+        .put(array != nullptr ? array->role : Role::input)
+        .put_string(array != nullptr ? array->name : std::get<ScalarParam>(params[i]).name)
+        .put_string({reinterpret_cast<const char*>(initial.data()), initial.size()});
+  }
+  Channel& channel = worker_->channel(0);
+  Frame reply;
+  if (!channel.send(Frame{.kind = kUpload, .value = 0, .data = writer.take()}) ||
+      channel.receive(reply, kWorkerSetupTimeout) != Channel::Received::frame) {
+    stop();
+    throw DeviceError(fmt::format("cuda device: the worker died while receiving problem '{}'",
+                                  data.problem().name));
+  }
+  if (reply.kind == kUploadFailed) {
+    throw DeviceError(fmt::format("cuda device: problem '{}' does not fit on the GPU: {}",
+                                  data.problem().name, reply.data));
+  }
+  SCULPT_CHECK(reply.kind == kUploaded) << "unexpected reply " << reply.kind;
+}
+
+Channel& CudaRunner::ready_worker(std::uint64_t problem_id, const ProblemData& data) {
+  if (worker_ == nullptr) {
+    worker_ = std::make_unique<CudaWorker>(config_, 1, serve_runs);
+    ++workers_started_;
+  }
+  if (uploaded_ != problem_id) {
+    uploaded_.reset();
+    upload(data);
+    uploaded_ = problem_id;
+  }
+  return worker_->channel(0);
+}
+
+RunOutcome CudaRunner::run(std::uint64_t problem_id, const ProblemData& data,
+                           const CudaImage& image, const KernelCode& code, const RunPlan& plan) {
+  Launch launch{.grid = code.launch.grid,
+                .block = code.launch.block,
+                .shared_bytes = code.launch.shared_bytes,
+                .plan = plan};
+  Frame request{.kind = kRun,
+                .value = 0,
+                .data = Writer().put(launch).put_string(code.entry).put_string(image.cubin).take()};
+  Channel* channel = &ready_worker(problem_id, data);
+  if (!channel->send(request)) {
+    // The worker died while idle (killed from outside): start another once.
+    stop();
+    channel = &ready_worker(problem_id, data);
+    if (!channel->send(request)) {
+      stop();
+      throw DeviceError("cuda device: the run worker dies before it can run anything");
+    }
+  }
+
+  RunOutcome outcome;
+  Stage stage = Stage::set_up;
+  auto run_limit = std::chrono::ceil<std::chrono::milliseconds>(plan.run_timeout);
+  for (;;) {
+    bool kernel_running = stage == Stage::warm_up || stage == Stage::timed;
+    auto limit = kernel_running ? run_limit : kWorkerSetupTimeout;
+    Frame reply;
+    Channel::Received received = channel->receive(reply, limit);
+    std::string phase = describe(stage, outcome.run_ns.size());
+    if (received == Channel::Received::timeout) {
+      // A kernel cannot be interrupted: only its process can go.
+      stop();
+      outcome.check = Check::timeout;
+      outcome.message = fmt::format("{} took longer than {} ms; killed", phase, limit.count());
+      break;
+    }
+    if (received == Channel::Received::closed) {
+      stop();
+      outcome.check = Check::fault;
+      outcome.message = fmt::format("the CUDA worker was lost during {}", phase);
+      break;
+    }
+    if (reply.kind == kLoadError) {
+      outcome.check = Check::compile_error;
+      outcome.message = "cannot load the compiled image: " + reply.data;
+      break;
+    }
+    if (reply.kind == kFault) {
+      bool lost = reply.value != 0;
+      if (lost) stop();
+      outcome.check = Check::fault;
+      outcome.message = fmt::format("{} during {}", reply.data, phase);
+      // A refused launch is about resources: the JIT's report says what the kernel uses.
+      if (!lost && !image.info_log.empty()) outcome.message += "\n" + image.info_log;
+      break;
+    }
+    if (reply.kind == kStarted) {
+      stage = Stage::warm_up;
+    } else if (reply.kind == kWarmedUp) {
+      stage = Stage::results;
+    } else if (reply.kind == kResults) {
+      Reader reader(reply.data);
+      results_.assign(data.size(), {});
+      for (std::size_t i = 0; i < data.size(); ++i) {
+        if (data.is_result(i)) results_[i] = reader.get_string();
+      }
+      stage = Stage::timed;
+    } else if (reply.kind == kTimedRun) {
+      outcome.run_ns.push_back(reply.value);
+    } else {
+      SCULPT_CHECK(reply.kind == kDone) << "unexpected reply " << reply.kind;
+      outcome.check = Check::ok;
+      break;
+    }
+  }
+  if (outcome.check != Check::ok) outcome.run_ns.clear();
+  return outcome;
+}
+
+const void* CudaRunner::result(std::size_t index) const {
+  SCULPT_CHECK(index < results_.size()) << "parameter " << index << " has no result";
+  return results_[index].data();
+}
+
+}  // namespace sculpt::device

@@ -1,0 +1,60 @@
+#pragma once
+// Runs compiled candidates on the GPU in a worker process: restores the inputs, runs the
+// warm-up launch whose results are checked, then times launches with CUDA events. A kernel
+// fault poisons the worker's context, and an endless kernel can only be stopped by killing
+// its process: either way the runner starts a new worker for the next candidate.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "device/cuda_compiler.h"
+#include "device/cuda_worker.h"
+#include "device/evaluator.h"
+#include "device/problem_data.h"
+#include "device/run_plan.h"
+
+namespace sculpt::device {
+
+class CudaRunner {
+ public:
+  /// The worker starts with the first run, on the calling thread, and dies with that thread.
+  explicit CudaRunner(CudaWorkerConfig config);
+  ~CudaRunner();
+  CudaRunner(const CudaRunner&) = delete;
+  CudaRunner& operator=(const CudaRunner&) = delete;
+
+  /// Runs `code.entry` of `image` with `code.launch` as `plan` says, on the problem numbered
+  /// `problem_id` whose data is `data`; uploads that problem first when the worker does not
+  /// hold it. Throws DeviceError when no worker starts or the problem does not fit on the GPU.
+  /// Not thread-safe: one run at a time.
+  RunOutcome run(std::uint64_t problem_id, const ProblemData& data, const CudaImage& image,
+                 const KernelCode& code, const RunPlan& plan);
+
+  /// What the warm-up launch of the last ok run left in result parameter `index`.
+  const void* result(std::size_t index) const;
+
+  /// Workers started, the first one included. Thread-safe.
+  int workers_started() const { return workers_started_.load(); }
+
+ private:
+  /// A worker holding problem `problem_id`, started or re-uploaded as needed.
+  Channel& ready_worker(std::uint64_t problem_id, const ProblemData& data);
+  void upload(const ProblemData& data);
+  void stop();
+
+  CudaWorkerConfig config_;
+  std::unique_ptr<CudaWorker> worker_;
+  std::optional<std::uint64_t> uploaded_;
+  /// The warm-up results, by parameter index (empty for parameters that are not results).
+  std::vector<std::string> results_;
+  std::atomic<int> workers_started_ = 0;
+};
+
+/// Worker side: serves uploads and runs on its one channel.
+void serve_runs(CudaContext& context, std::vector<Channel>& channels);
+
+}  // namespace sculpt::device

@@ -1,0 +1,65 @@
+#include "device/cuda_worker.h"
+
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "device/cuda_driver.h"
+#include "device/evaluator.h"
+#include "device/process.h"
+
+namespace sculpt::device {
+
+CudaWorker::CudaWorker(const CudaWorkerConfig& config, int channels, const Serve& serve) {
+  SCULPT_CHECK(channels >= 1) << "a CUDA worker needs a channel";
+  std::vector<Channel> theirs;
+  std::vector<int> kept;
+  for (int i = 0; i < channels; ++i) {
+    auto [ours, their] = Channel::pair();
+    channels_.push_back(std::move(ours));
+    kept.push_back(their.fd());
+    theirs.push_back(std::move(their));
+  }
+  pid_ = fork_server_process(
+      kept,
+      [&] {
+        std::string why;
+        std::optional<CudaContext> context =
+            open_cuda_context(config.driver_library, config.device, &why);
+        if (!context) {
+          theirs[0].send(Frame{.kind = kWorkerFailed, .value = 0, .data = why});
+          return;
+        }
+        if (!theirs[0].send(Frame{.kind = kWorkerReady, .value = 0, .data = context->description}))
+          return;
+        serve(*context, theirs);
+      },
+      "cuda");
+  theirs.clear();
+
+  Frame reply;
+  Channel::Received received = channels_[0].receive(reply, kWorkerSetupTimeout);
+  if (received == Channel::Received::frame && reply.kind == kWorkerReady) {
+    description_ = std::move(reply.data);
+    return;
+  }
+  stop();
+  if (received == Channel::Received::frame && reply.kind == kWorkerFailed) {
+    throw DeviceError(reply.data);
+  }
+  throw DeviceError(received == Channel::Received::timeout
+                        ? fmt::format("cuda device: the worker did not open a CUDA context "
+                                      "within {} s",
+                                      kWorkerSetupTimeout.count() / 1000)
+                        : "cuda device: the worker died while opening a CUDA context");
+}
+
+CudaWorker::~CudaWorker() { stop(); }
+
+void CudaWorker::stop() {
+  if (pid_ < 0) return;
+  kill_and_reap(pid_);
+  pid_ = -1;
+}
+
+}  // namespace sculpt::device
