@@ -1,0 +1,48 @@
+#include "search/descent.h"
+
+#include <algorithm>
+
+namespace sculpt::search {
+
+using spacegen::CandidateBase;
+using spacegen::InstanceRef;
+using spacegen::Status;
+
+std::vector<std::unique_ptr<CandidateBase>> valid_children(const CandidateBase& node,
+                                                           const InstanceRef& choice,
+                                                           std::size_t* propagations) {
+  std::vector<std::unique_ptr<CandidateBase>> children;
+  for (std::uint32_t value : node.domain(choice)) {
+    auto child = node.clone();
+    if (propagations != nullptr) ++*propagations;
+    if (child->restrict(choice, {value}) == Status::Ok) children.push_back(std::move(child));
+  }
+  return children;
+}
+
+Descent random_descent(const CandidateBase& from, std::mt19937_64& rng) {
+  Descent descent;
+  auto node = from.clone();
+  while (std::optional<InstanceRef> choice = node->first_open_instance()) {
+    std::vector<std::uint32_t> values = node->domain(*choice);
+    std::shuffle(values.begin(), values.end(), rng);
+    std::unique_ptr<CandidateBase> next;
+    for (std::uint32_t value : values) {
+      auto child = node->clone();
+      ++descent.propagations;
+      if (child->restrict(*choice, {value}) == Status::Ok) {
+        descent.actions.push_back(node->make_action(*choice, {value}));
+        next = std::move(child);
+        break;
+      }
+      descent.dead_end = child->conflict();
+    }
+    if (!next) return descent;
+    node = std::move(next);
+  }
+  descent.dead_end.reset();
+  descent.candidate = std::move(node);
+  return descent;
+}
+
+}  // namespace sculpt::search

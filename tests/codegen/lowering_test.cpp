@@ -1,0 +1,107 @@
+// Golden tests of the lowered kernel for hand-fixed candidates: the two nestings of the paper's
+// outer product (listing 8) and a tiled matmul staging its tiles in shared memory. Run with
+// SCULPT_ACCEPT_GOLDEN=1 to rewrite the golden files after an intended change.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "backbone/builder.h"
+#include "backbone/zoo/zoo.h"
+#include "codegen/lower.h"
+#include "tests/codegen/decide.h"
+
+namespace sculpt::codegen {
+namespace {
+
+using test::Decide;
+namespace v = gpu_space::values;
+
+void expect_golden(const std::string& name, const std::string& text) {
+  const std::string path = std::string(SCULPT_TEST_DATA_DIR) + "/golden/" + name + ".txt";
+  if (std::getenv("SCULPT_ACCEPT_GOLDEN") != nullptr) {
+    std::ofstream(path) << text;
+    return;
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << "missing golden file " << path << " (SCULPT_ACCEPT_GOLDEN=1 writes it)";
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(text, expected.str()) << "lowered kernel differs from " << path;
+}
+
+/// C[i, j] = A[i] * B[j] (Table 1 of the paper): a load in each of d_i and d_j.
+backbone::Kernel outer_product() {
+  using namespace backbone;
+  Builder b("outer_product");
+  Size m = b.size("m", 4), n = b.size("n", 3);
+  Array A = b.array("A", ElemType::kF32, {m}, MemRegion::Kind::kInput);
+  Array B = b.array("B", ElemType::kF32, {n}, MemRegion::Kind::kInput);
+  Array C = b.array("C", ElemType::kF32, {m, n}, MemRegion::Kind::kOutput);
+  Dim I = b.dim("i", m), J = b.dim("j", n);
+  Value a = b.load(A, {I});
+  Value bj = b.load(B, {J});
+  b.store(C, {I, J}, b.mul(a, bj));
+  return std::move(b).finish();
+}
+
+/// Every loop sequential and fused across nests; `outer` is d_i or d_j.
+std::string outer_product_nesting(bool i_outside) {
+  Decide d(outer_product());
+  // Nests: load0 (i0), load1 (j1), mul2 (i2, j3), store3 (i4, j5).
+  for (const char* dim : {"i0", "j1", "i2", "j3", "i4", "j5"}) d.kind(dim, v::dim_kind::LOOP);
+  for (const char* src : {"i0", "j1", "i2", "j3"}) d.mapping(src, v::dim_mapping::MERGED);
+  if (i_outside) {
+    d.order("i0", "j1", v::order::OUTER).order("load0", "j1", v::order::BEFORE);
+  } else {
+    d.order("j1", "i0", v::order::OUTER).order("load1", "i0", v::order::BEFORE);
+  }
+  return lower(d.complete()).dump();
+}
+
+TEST(LoweringGolden, OuterProductWithIOutside) {
+  expect_golden("outer_product_i_outside", outer_product_nesting(true));
+}
+
+TEST(LoweringGolden, OuterProductWithJOutside) {
+  expect_golden("outer_product_j_outside", outer_product_nesting(false));
+}
+
+/// A 64 x 64 x 32 matmul: 4 x 4 blocks of 8 x 8 threads holding 2 x 2 accumulators each, over
+/// k in steps of 8 through shared tiles of A and B that the same threads copy.
+TEST(LoweringGolden, TiledMatmulWithSharedTiles) {
+  const backbone::KernelInfo& info = *backbone::find_kernel("matmul");
+  backbone::Sizes sizes;
+  sizes.set("m", 64);
+  sizes.set("n", 64);
+  sizes.set("k", 32);
+  Decide d(info.build(sizes));
+  // Loops: A (m0, k1), B (n2, k3), init (m4, n5), fma (m6, n7, k8), store (m9, n10).
+  d.kind("m6", v::dim_kind::BLOCK).kind("n7", v::dim_kind::BLOCK);
+  d.size("m6_t0", 8).size("m6_t1", 2).size("n7_t0", 8).size("n7_t1", 2).size("k8_t0", 8);
+  d.kind("m6_t0", v::dim_kind::THREAD).level("m6_t0", 1);
+  d.kind("n7_t0", v::dim_kind::THREAD).level("n7_t0", 0);
+  d.kind("m6_t1", v::dim_kind::UNROLL).kind("n7_t1", v::dim_kind::UNROLL);
+  d.kind("k8", v::dim_kind::LOOP).kind("k8_t0", v::dim_kind::UNROLL);
+  // The copies of A and B: their tiles through shared memory, k in step with the fma.
+  for (const char* src : {"m0", "m0_t0", "k1", "n2", "n2_t0", "k3"}) {
+    d.mapping(src, v::dim_mapping::MERGED);
+  }
+  for (const char* src : {"m0_t1", "k1_t0", "n2_t1", "k3_t0"}) d.mapping(src, v::dim_mapping::MEMORY);
+  d.shared("tmp0").shared("tmp1");
+  // The accumulators: initialised in registers, stored from registers.
+  for (const char* src : {"m4", "m4_t0", "n5", "n5_t0", "m6", "m6_t0", "n7", "n7_t0"}) {
+    d.mapping(src, v::dim_mapping::MERGED);
+  }
+  for (const char* src : {"m4_t1", "n5_t1", "m6_t1", "n7_t1"}) {
+    d.mapping(src, v::dim_mapping::REGISTERS);
+  }
+  // The register tile inside the k steps.
+  d.order("k8", "m6_t1", v::order::OUTER).order("k8_t0", "m6_t1", v::order::OUTER);
+  d.order("m6_t1", "n7_t1", v::order::OUTER);
+  expect_golden("tiled_matmul_shared", lower(d.complete()).dump());
+}
+
+}  // namespace
+}  // namespace sculpt::codegen
