@@ -4,37 +4,10 @@
 
 #include <cstdio>
 
-#include "explorer/command.h"
+#include "tests/explorer/run_sculpt.h"
 
 namespace sculpt::explorer {
 namespace {
-
-struct Outcome {
-  int code = 0;
-  std::string out;
-  std::string err;
-};
-
-Outcome run_sculpt(std::vector<std::string> args) {
-  CLI::App app{"sculpt"};
-  app.require_subcommand(0, 1);
-  const std::vector<Command> commands = add_commands(app);
-  args.insert(args.begin(), "sculpt");
-  std::vector<const char*> argv;
-  for (const std::string& arg : args) argv.push_back(arg.c_str());
-  app.parse(static_cast<int>(argv.size()), argv.data());
-  Outcome outcome;
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  for (const Command& command : commands) {
-    if (command.app->parsed()) outcome.code = command.run();
-  }
-  std::fflush(stdout);
-  std::fflush(stderr);
-  outcome.out = testing::internal::GetCapturedStdout();
-  outcome.err = testing::internal::GetCapturedStderr();
-  return outcome;
-}
 
 TEST(KernelsCommand, ListsEveryKernelWithDefaults) {
   const Outcome outcome = run_sculpt({"kernels"});

@@ -1,0 +1,215 @@
+// `sculpt search`: searches implementations of a zoo kernel for one problem size on a device,
+// logging every evaluation to DIR/log.jsonl and saving the best candidate's code in DIR.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+
+#include "backbone/zoo/zoo.h"
+#include "codegen/c_printer.h"
+#include "codegen/lower.h"
+#include "device/cpu_evaluator.h"
+#include "explorer/command.h"
+#include "explorer/event_log.h"
+#include "search/problem.h"
+#include "search/random_search.h"
+#include "support/progress.h"
+#ifdef SCULPT_HAVE_CUDA
+#include "device/cuda_evaluator.h"
+#endif
+
+namespace sculpt::explorer {
+namespace {
+
+struct SearchCommandOptions {
+  std::string kernel;
+  std::string size;
+  std::string device = "auto";
+  std::string algorithm = "random";
+  std::int64_t evals = 100;
+  std::string budget;
+  std::uint64_t seed = 1;
+  std::string out;
+  bool resume = false;
+};
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "sculpt search: %s\n", message.c_str());
+  return kExitUsage;
+}
+
+/// "90s", "10m", "1h", "2.5m": seconds; nullopt when malformed.
+std::optional<double> parse_budget(const std::string& text) {
+  static const std::regex pattern(R"(^([0-9]+(\.[0-9]+)?)(s|m|h)$)");
+  std::smatch match;
+  if (!std::regex_match(text, match, pattern)) return std::nullopt;
+  const double value = std::stod(match[1]);
+  return value * (match[3] == "h" ? 3600 : match[3] == "m" ? 60 : 1);
+}
+
+/// The device the user asked for; nullptr with a message when it cannot be had.
+std::unique_ptr<device::Evaluator> make_device(const std::string& name, std::string* error) {
+  std::string why;
+#ifdef SCULPT_HAVE_CUDA
+  if (name == "cuda" || (name == "auto" && device::cuda_available(&why))) {
+    try {
+      return std::make_unique<device::CudaEvaluator>();
+    } catch (const device::DeviceError& e) {
+      *error = e.what();
+      return nullptr;
+    }
+  }
+#else
+  if (name == "cuda") {
+    *error = "this sculpt was built without CUDA support (cuda.h was not found at build time)";
+    return nullptr;
+  }
+#endif
+  try {
+    return std::make_unique<device::CpuEvaluator>();
+  } catch (const device::DeviceError& e) {
+    *error = e.what();
+    return nullptr;
+  }
+}
+
+std::string check_counts(const std::map<std::string, std::int64_t>& counts) {
+  std::string out;
+  for (const auto& [check, count] : counts) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", count, check);
+  return out;
+}
+
+int run_search(const SearchCommandOptions& o) {
+  const backbone::ZooLookup lookup = backbone::lookup_kernel(o.kernel, o.size);
+  if (!lookup.ok()) return fail(lookup.error);
+  if (o.algorithm != "random") return fail("unknown algorithm '" + o.algorithm + "' (known: random)");
+  if (o.evals <= 0) return fail("--evals must be positive");
+  std::optional<double> budget;
+  if (!o.budget.empty() && !(budget = parse_budget(o.budget))) {
+    return fail("malformed --budget '" + o.budget + "' (expected a number and s, m or h: 90s, 10m)");
+  }
+  std::string error;
+  std::unique_ptr<device::Evaluator> device = make_device(o.device, &error);
+  if (!device) return fail(error);
+
+  const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
+  const auto root = gpu_space::make_root(kernel, gpu_space::DeviceDescription::sm90());
+  if (root->conflict()) {
+    std::fprintf(stderr, "sculpt search: the space of %s is empty: %s\n", o.kernel.c_str(),
+                 root->conflict()->to_string().c_str());
+    return kExitNothingValid;
+  }
+  const std::filesystem::path dir =
+      o.out.empty() ? std::filesystem::path("runs") / (o.kernel + "-" + backbone::format_sizes(lookup.sizes))
+                    : std::filesystem::path(o.out);
+  const std::filesystem::path log_path = dir / "log.jsonl";
+  LogHeader header{1, o.kernel, lookup.sizes.entries(), device->name(), root->table().model_hash,
+                   o.seed, o.algorithm};
+
+  // A resumed search continues its log; a new one starts it.
+  std::vector<LogEvaluation> previous;
+  std::optional<EventLog> log;
+  try {
+    if (o.resume) {
+      LogContents contents = read_log(log_path);
+      if (!contents.ok()) return fail(contents.error);
+      if (!(contents.header == header)) {
+        return fail(fmt::format("{} was written by another search (kernel, sizes, device, space or "
+                                "seed differ): start a new one with another --out",
+                                log_path.string()));
+      }
+      previous = std::move(contents.evaluations);
+      log.emplace(EventLog::append_to(log_path));
+    } else {
+      std::filesystem::create_directories(dir);
+      log.emplace(EventLog::create(log_path, header));
+    }
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+
+  std::map<std::string, std::int64_t> counts;
+  std::optional<LogEvaluation> best;
+  for (const LogEvaluation& e : previous) {
+    ++counts[e.check];
+    if (e.check == "ok" && (!best || *e.time_ns < *best->time_ns)) best = e;
+  }
+  std::optional<device::KernelCode> best_code;
+  const auto problem = search::make_problem(*lookup.info, lookup.sizes, kernel, o.seed);
+  search::SearchOptions options;
+  options.evals = o.evals - static_cast<std::int64_t>(previous.size());
+  options.seed = o.seed + previous.size();  // a resumed search draws other candidates
+  options.first_id = previous.empty() ? 0 : previous.back().id + 1;
+  if (budget) options.budget = std::chrono::duration<double>(*budget);
+  const device::Language language =
+      device->name() == "cuda" ? device::Language::ptx : device::Language::c;
+
+  support::Progress progress(o.evals);
+  std::int64_t done = static_cast<std::int64_t>(previous.size());
+  search::SearchStats stats;
+  try {
+    stats = search::random_search(*root, *device, language, problem, options, [&](search::Evaluated&& e) {
+      LogEvaluation entry;
+      entry.id = e.id;
+      entry.actions = std::move(e.actions);
+      entry.time_ns = e.evaluation.time_ns;
+      entry.check = std::string(device::to_string(e.evaluation.check));
+      entry.t = e.t;
+      entry.spread_ns = e.evaluation.spread_ns;
+      entry.runs = e.evaluation.runs;
+      entry.message = e.evaluation.message.substr(0, 2000);
+      log->write(entry);
+      ++counts[entry.check];
+      if (entry.check == "ok" && (!best || *entry.time_ns < *best->time_ns)) {
+        best = entry;
+        best_code = std::move(e.code);
+      }
+      progress.update(++done,
+                      best ? fmt::format("best {:.4g} us (#{})", *best->time_ns / 1e3, best->id)
+                           : std::string("no valid candidate yet"));
+    });
+  } catch (const device::DeviceError& e) {
+    return fail(std::string("the device failed: ") + e.what());
+  }
+
+  if (best_code) {
+    const std::string ext = language == device::Language::c ? "c" : "ptx";
+    std::ofstream(dir / ("best." + ext)) << best_code->source;
+  }
+  fmt::print("{} {} on {}: {} evaluated ({}), {} dead ends; log {}\n", o.kernel,
+             backbone::format_sizes(lookup.sizes), device->name(),
+             previous.size() + static_cast<std::size_t>(stats.evaluated), check_counts(counts),
+             stats.dead_ends, log_path.string());
+  if (!best) {
+    fmt::print("no valid candidate\n");
+    return kExitNothingValid;
+  }
+  fmt::print("best: candidate {}, {:.4g} us (spread {:.2g} us over {} runs){}\n", best->id,
+             *best->time_ns / 1e3, best->spread_ns / 1e3, best->runs,
+             best_code ? fmt::format(", code in {}", (dir / "best.*").string()) : "");
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_search_command(CLI::App& sculpt) {
+  auto o = std::make_shared<SearchCommandOptions>();
+  CLI::App* app = sculpt.add_subcommand("search", "Search implementations of a zoo kernel");
+  app->add_option("--kernel", o->kernel, "Kernel of the zoo (see `sculpt kernels`)")->required();
+  app->add_option("--size", o->size, "Problem size, e.g. 1024x1024x1024 (default sizes)");
+  app->add_option("--device", o->device, "auto (the GPU when one answers), cpu or cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  app->add_option("--algorithm", o->algorithm, "Search algorithm: random");
+  app->add_option("--evals", o->evals, "Candidates to evaluate (in total, when resuming)");
+  app->add_option("--budget", o->budget, "Wall-clock budget: 90s, 10m, 1h");
+  app->add_option("--seed", o->seed, "Seed of the search and of the input data");
+  app->add_option("--out", o->out, "Run folder (default runs/KERNEL-SIZE)");
+  app->add_flag("--resume", o->resume, "Continue the log in the run folder");
+  return Command{app, [o] { return run_search(*o); }};
+}
+
+}  // namespace sculpt::explorer

@@ -1,0 +1,129 @@
+#include "explorer/event_log.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace sculpt::explorer {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json action_json(const spacegen::Action& action) { return json::parse(spacegen::to_json(action)); }
+
+json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+LogHeader header_of(const json& j) {
+  LogHeader h;
+  if (j.at("kind") != "header") throw std::invalid_argument("the first line is not a header");
+  h.format = j.at("format").get<int>();
+  if (h.format != 1) throw std::invalid_argument(fmt::format("unknown log format {}", h.format));
+  h.kernel = j.at("kernel").get<std::string>();
+  for (const auto& [name, value] : j.at("sizes").items()) h.sizes.emplace_back(name, value.get<std::int64_t>());
+  h.device = j.at("device").get<std::string>();
+  h.space_hash = std::stoull(j.at("space_hash").get<std::string>(), nullptr, 16);
+  h.seed = j.at("seed").get<std::uint64_t>();
+  h.algorithm = j.value("algorithm", "");
+  return h;
+}
+
+LogEvaluation evaluation_of(const json& j) {
+  LogEvaluation e;
+  if (j.at("kind") != "evaluation") throw std::invalid_argument("not an evaluation line");
+  e.id = j.at("id").get<std::int64_t>();
+  for (const json& a : j.at("actions")) {
+    std::string error;
+    std::optional<spacegen::Action> action = spacegen::action_from_json(a.dump(), &error);
+    if (!action) throw std::invalid_argument("bad action: " + error);
+    e.actions.push_back(std::move(*action));
+  }
+  if (!j.at("bound_ns").is_null()) e.bound_ns = j.at("bound_ns").get<double>();
+  if (!j.at("time_ns").is_null()) e.time_ns = j.at("time_ns").get<double>();
+  e.check = j.at("check").get<std::string>();
+  e.t = j.at("t").get<double>();
+  e.spread_ns = j.value("spread_ns", 0.0);
+  e.runs = j.value("runs", 0);
+  e.message = j.value("message", "");
+  return e;
+}
+
+}  // namespace
+
+LogContents read_log(const std::filesystem::path& path) {
+  LogContents log;
+  std::ifstream in(path);
+  if (!in) {
+    log.error = fmt::format("{}: cannot read the log", path.string());
+    return log;
+  }
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(std::move(line));
+  // A crash may leave a last line without its newline: it is the evaluation in flight.
+  in.clear();
+  in.seekg(0, std::ios::end);
+  const bool ends_with_newline = [&] {
+    if (in.tellg() == 0) return true;
+    in.seekg(-1, std::ios::end);
+    return in.get() == '\n';
+  }();
+  if (!ends_with_newline && !lines.empty()) lines.pop_back();
+  if (lines.empty()) {
+    log.error = fmt::format("{}:1: the log is empty (no header)", path.string());
+    return log;
+  }
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    try {
+      const json j = json::parse(lines[i]);
+      if (i == 0) {
+        log.header = header_of(j);
+      } else {
+        log.evaluations.push_back(evaluation_of(j));
+      }
+    } catch (const std::exception& e) {
+      log.error = fmt::format("{}:{}: {}", path.string(), i + 1, e.what());
+      return log;
+    }
+  }
+  return log;
+}
+
+EventLog EventLog::create(const std::filesystem::path& path, const LogHeader& header) {
+  if (std::filesystem::exists(path)) {
+    throw std::runtime_error(path.string() + " exists already (use --resume to continue it)");
+  }
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+  json sizes = json::object();
+  for (const auto& [name, value] : header.sizes) sizes[name] = value;
+  const json line = {{"kind", "header"},        {"format", header.format},
+                     {"kernel", header.kernel}, {"sizes", sizes},
+                     {"device", header.device}, {"space_hash", fmt::format("{:016x}", header.space_hash)},
+                     {"seed", header.seed},     {"algorithm", header.algorithm}};
+  out << line.dump() << "\n" << std::flush;
+  return EventLog(std::move(out));
+}
+
+EventLog EventLog::append_to(const std::filesystem::path& path) {
+  std::ofstream out(path, std::ios::app);
+  if (!out) throw std::runtime_error("cannot append to " + path.string());
+  return EventLog(std::move(out));
+}
+
+void EventLog::write(const LogEvaluation& e) {
+  json actions = json::array();
+  for (const spacegen::Action& a : e.actions) actions.push_back(action_json(a));
+  json line = {{"kind", "evaluation"},
+               {"id", e.id},
+               {"actions", actions},
+               {"bound_ns", optional_number(e.bound_ns)},
+               {"time_ns", optional_number(e.time_ns)},
+               {"check", e.check},
+               {"t", e.t},
+               {"spread_ns", e.spread_ns},
+               {"runs", e.runs}};
+  if (!e.message.empty()) line["message"] = e.message;
+  out_ << line.dump() << "\n" << std::flush;
+}
+
+}  // namespace sculpt::explorer

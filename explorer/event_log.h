@@ -1,0 +1,66 @@
+#pragma once
+// The event log of a search, `DIR/log.jsonl`: a header line, then one line per evaluated
+// candidate, appended and flushed as each evaluation ends (ARCHITECTURE.md, "Contracts"). A log is
+// never rewritten; a crash loses at most the evaluation in flight.
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spacegen/runtime/candidate.h"
+
+namespace sculpt::explorer {
+
+struct LogHeader {
+  int format = 1;
+  std::string kernel;
+  std::vector<std::pair<std::string, std::int64_t>> sizes;  // in the kernel's order
+  std::string device;
+  std::uint64_t space_hash = 0;
+  std::uint64_t seed = 0;
+  std::string algorithm;
+  friend bool operator==(const LogHeader&, const LogHeader&) = default;
+};
+
+struct LogEvaluation {
+  std::int64_t id = 0;
+  std::vector<spacegen::Action> actions;
+  std::optional<double> bound_ns;
+  std::optional<double> time_ns;  // median of the timed runs; absent when not run
+  std::string check;              // ok | wrong | fault | timeout | compile_error
+  double t = 0;                   // seconds since the search started
+  double spread_ns = 0;
+  int runs = 0;
+  std::string message;
+};
+
+/// A parsed log, or the first problem found with where it is.
+struct LogContents {
+  LogHeader header;
+  std::vector<LogEvaluation> evaluations;
+  std::string error;  // "log.jsonl:3: ..." when the log is corrupt or foreign
+  bool ok() const { return error.empty(); }
+};
+
+/// Reads a whole log. A truncated last line (a crash while writing it) is dropped, not an error.
+LogContents read_log(const std::filesystem::path& path);
+
+class EventLog {
+ public:
+  /// Starts a new log; the file must not exist. Throws std::runtime_error when it cannot be
+  /// written (with the path and the reason).
+  static EventLog create(const std::filesystem::path& path, const LogHeader& header);
+  /// Appends to an existing log (after read_log checked it).
+  static EventLog append_to(const std::filesystem::path& path);
+
+  void write(const LogEvaluation& evaluation);
+
+ private:
+  explicit EventLog(std::ofstream out) : out_(std::move(out)) {}
+  std::ofstream out_;
+};
+
+}  // namespace sculpt::explorer

@@ -1,0 +1,77 @@
+#include "search/random_search.h"
+
+#include <deque>
+#include <random>
+
+#include "codegen/c_printer.h"
+#include "codegen/lower.h"
+#include "codegen/ptx_printer.h"
+#include "search/descent.h"
+#include "support/check.h"
+
+namespace sculpt::search {
+
+device::KernelCode kernel_code(const gpu_space::Candidate& candidate, device::Language language,
+                               const std::string& entry) {
+  const codegen::LoweredKernel lowered = codegen::lower(candidate);
+  device::KernelCode code;
+  code.language = language;
+  code.entry = entry;
+  if (language == device::Language::c) {
+    code.source = codegen::print_c(lowered, entry);
+    return code;
+  }
+  codegen::PtxOptions ptx;
+  ptx.compute_capability = candidate.backbone().device().compute_capability;
+  code.source = codegen::print_ptx(lowered, entry, ptx);
+  SCULPT_CHECK(lowered.num_blocks() < (std::int64_t{1} << 31)) << "too many blocks for a 1-D grid";
+  code.launch.grid = {static_cast<std::uint32_t>(lowered.num_blocks()), 1, 1};
+  for (int l = 0; l < 3; ++l) code.launch.block[l] = static_cast<std::uint32_t>(lowered.block_size[l]);
+  return code;
+}
+
+SearchStats random_search(const gpu_space::Candidate& root, device::Evaluator& device,
+                          device::Language language,
+                          const std::shared_ptr<const device::Problem>& problem,
+                          const SearchOptions& options,
+                          const std::function<void(Evaluated&&)>& on_evaluated) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start); };
+  std::mt19937_64 rng(options.seed);
+  SearchStats stats;
+  struct Pending {
+    Evaluated evaluated;
+    std::future<device::Evaluation> future;
+  };
+  std::deque<Pending> pending;
+  std::int64_t submitted = 0;
+  auto out_of_time = [&] { return options.budget && elapsed() >= *options.budget; };
+  while (submitted < options.evals || !pending.empty()) {
+    while (submitted < options.evals && static_cast<int>(pending.size()) < options.in_flight &&
+           !out_of_time()) {
+      Descent descent = random_descent(root, rng);
+      if (!descent.candidate) {
+        ++stats.dead_ends;
+        continue;
+      }
+      Pending p;
+      p.evaluated.id = options.first_id + submitted++;
+      p.evaluated.actions = std::move(descent.actions);
+      p.evaluated.code = kernel_code(static_cast<const gpu_space::Candidate&>(*descent.candidate),
+                                     language, "candidate");
+      p.future = device.submit(p.evaluated.code, problem);
+      pending.push_back(std::move(p));
+    }
+    if (pending.empty()) break;
+    Pending done = std::move(pending.front());
+    pending.pop_front();
+    done.evaluated.evaluation = done.future.get();
+    done.evaluated.t = elapsed().count();
+    ++stats.evaluated;
+    on_evaluated(std::move(done.evaluated));
+  }
+  return stats;
+}
+
+}  // namespace sculpt::search

@@ -1,0 +1,72 @@
+// `sculpt search` on the CPU device: the event log's format, resuming a search, the best code
+// saved.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "explorer/event_log.h"
+#include "tests/explorer/run_sculpt.h"
+
+namespace sculpt::explorer {
+namespace {
+
+std::filesystem::path fresh_dir(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("sculpt_search_test_" + name + "_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+TEST(SearchCommand, LogsEveryEvaluationAndResumes) {
+  const std::filesystem::path dir = fresh_dir("resume");
+  const Outcome first = run_sculpt({"search", "--kernel", "axpy", "--size", "256", "--device",
+                                    "cpu", "--evals", "6", "--seed", "3", "--out", dir.string()});
+  ASSERT_EQ(first.code, kExitOk) << first.err;
+  EXPECT_NE(first.out.find("best: candidate"), std::string::npos) << first.out;
+  EXPECT_TRUE(std::filesystem::exists(dir / "best.c"));
+
+  LogContents log = read_log(dir / "log.jsonl");
+  ASSERT_TRUE(log.ok()) << log.error;
+  EXPECT_EQ(log.header.kernel, "axpy");
+  EXPECT_EQ(log.header.device, "cpu");
+  EXPECT_EQ(log.header.seed, 3u);
+  EXPECT_EQ(log.header.sizes, (std::vector<std::pair<std::string, std::int64_t>>{{"n", 256}}));
+  ASSERT_EQ(log.evaluations.size(), 6u);
+  for (std::size_t i = 0; i < log.evaluations.size(); ++i) {
+    const LogEvaluation& e = log.evaluations[i];
+    EXPECT_EQ(e.id, static_cast<std::int64_t>(i));
+    EXPECT_EQ(e.check, "ok") << e.message;
+    EXPECT_TRUE(e.time_ns.has_value());
+    EXPECT_FALSE(e.actions.empty());
+  }
+
+  // Resuming continues the log up to the new total, with fresh ids.
+  const Outcome resumed = run_sculpt({"search", "--kernel", "axpy", "--size", "256", "--device",
+                                      "cpu", "--evals", "9", "--seed", "3", "--out", dir.string(),
+                                      "--resume"});
+  ASSERT_EQ(resumed.code, kExitOk) << resumed.err;
+  log = read_log(dir / "log.jsonl");
+  ASSERT_TRUE(log.ok()) << log.error;
+  ASSERT_EQ(log.evaluations.size(), 9u);
+  EXPECT_EQ(log.evaluations.back().id, 8);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(SearchCommand, TruncatedLastLineIsTheEvaluationInFlight) {
+  const std::filesystem::path dir = fresh_dir("truncated");
+  ASSERT_EQ(run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device", "cpu", "--evals",
+                        "2", "--out", dir.string()})
+                .code,
+            kExitOk);
+  std::ofstream(dir / "log.jsonl", std::ios::app) << R"({"kind":"evaluation","id":2,"act)";
+  const LogContents log = read_log(dir / "log.jsonl");
+  ASSERT_TRUE(log.ok()) << log.error;
+  EXPECT_EQ(log.evaluations.size(), 2u);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace sculpt::explorer
