@@ -447,26 +447,66 @@ void Builder::preallocate_lowering(Communication& comm) {
   store.operands.push_back(value);
   store.access = Access{temp.id, index};
 
-  // The load iterates only on the consumer's loops that index the value, so that an
-  // implementation may read it once for every iteration of the consumer's other loops.
+  // The load iterates on the consumer's loops that index the value: those it shares with the
+  // producer, and copies of the others, nested in the same order, so that an implementation may
+  // read the temporary once for several iterations of the consumer's loops, and in vectors.
   Instruction load;
   load.id = InstId(store.id.value + 1);
   load.name = "ld_" + temp.name;
   load.op = Operator::kLoad;
   load.type = producer.type;
   load.added = false;
+  load.access = Access{temp.id, index};
+  const CommId comm_id = comm.id;
+  const InstId consumer_id = consumer.id;
+  const int operand = comm.operand;
   const std::vector<LoopId> index_loops =
       kernel_.value_index_loops(producer.id, consumer.id, comm.id);
-  for (LoopId loop : consumer.loops) {
-    if (std::find(index_loops.begin(), index_loops.end(), loop) != index_loops.end()) {
+  std::vector<std::pair<LoopId, LoopId>> copies;  // load loop -> consumer loop
+  for (LoopId loop : std::vector<LoopId>(consumer.loops)) {
+    if (std::find(index_loops.begin(), index_loops.end(), loop) == index_loops.end()) continue;
+    if (std::find(producer.loops.begin(), producer.loops.end(), loop) != producer.loops.end()) {
       load.loops.push_back(loop);
+      continue;
+    }
+    std::optional<LoopId> parent = kernel_.loop(loop).parent;
+    if (!copies.empty()) parent = copies.back().first;
+    const LoopId copy = new_loop(kernel_.loop(loop).logical, parent);
+    for (DimId dim : kernel_.loop(copy).dims()) kernel_.dims_[dim.value].added = false;
+    if (!copies.empty()) kernel_.loop_bodies_[copies.back().first.value].push_back({copy, std::nullopt});
+    copies.emplace_back(copy, loop);
+    load.loops.push_back(copy);
+  }
+  SCULPT_CHECK(!copies.empty()) << "a communication without loops to copy";
+  kernel_.loop_bodies_[copies.back().first.value].push_back({std::nullopt, load.id});
+
+  // What the load reads reaches the consumer as a communication of its own.
+  Communication read;
+  read.id = CommId(static_cast<uint32_t>(kernel_.comms_.size()));
+  read.kind = Communication::Kind::kTemporaryRead;
+  read.producer = load.id;
+  read.consumer = consumer_id;
+  read.operand = operand;
+  read.loop_pairs = copies;
+  read.added = false;
+  for (const auto& [src_loop, dst_loop] : copies) {
+    const std::vector<DimId> src_dims = kernel_.loop(src_loop).dims();
+    const std::vector<DimId> dst_dims = kernel_.loop(dst_loop).dims();
+    for (size_t i = 0; i < src_dims.size(); ++i) {
+      DimMapping mapping{DimMappingId(static_cast<uint32_t>(kernel_.mappings_.size())), src_dims[i],
+                         dst_dims[i], read.id};
+      mapping.added = false;
+      read.mappings.push_back(mapping.id);
+      kernel_.mappings_.push_back(mapping);
     }
   }
-  load.access = Access{temp.id, index};
 
-  comm.temp = temp.id;
-  comm.store = store.id;
-  comm.load = load.id;
+  Communication& lowered = kernel_.comms_[comm_id.value];
+  lowered.temp = temp.id;
+  lowered.store = store.id;
+  lowered.load = load.id;
+  lowered.read = read.id;
+  kernel_.comms_.push_back(std::move(read));
   kernel_.mems_.push_back(std::move(temp));
   kernel_.insts_.push_back(std::move(store));
   kernel_.insts_.push_back(std::move(load));
@@ -474,8 +514,10 @@ void Builder::preallocate_lowering(Communication& comm) {
 
 Kernel Builder::finish() && {
   SCULPT_CHECK(open_.empty()) << "finish() with " << open_.size() << " loops still open";
-  for (Communication& comm : kernel_.comms_) {
-    if (comm.kind == Communication::Kind::kValue) preallocate_lowering(comm);
+  // By index: pre-allocation appends communications (the reads of temporaries).
+  const size_t comms = kernel_.comms_.size();
+  for (size_t c = 0; c < comms; ++c) {
+    if (kernel_.comms_[c].kind == Communication::Kind::kValue) preallocate_lowering(kernel_.comms_[c]);
   }
   for (Instruction& inst : kernel_.insts_) inst.stmt_id_ = kernel_.stmt_id(inst.id);
   for (Dimension& dim : kernel_.dims_) dim.stmt_id_ = kernel_.stmt_id(dim.id);

@@ -141,14 +141,16 @@ std::vector<const Instruction*> Kernel::mem_instructions() const {
 
 std::vector<const Dimension*> Kernel::dimensions() const {
   std::vector<const Dimension*> out;
-  for (const Dimension& dim : dims_) out.push_back(&dim);
+  for (const Dimension& dim : dims_) {
+    if (dim.added) out.push_back(&dim);
+  }
   return out;
 }
 
 std::vector<const Dimension*> Kernel::static_dims() const {
   std::vector<const Dimension*> out;
   for (const Dimension& dim : dims_) {
-    if (dim.is_static()) out.push_back(&dim);
+    if (dim.added && dim.is_static()) out.push_back(&dim);
   }
   return out;
 }
@@ -156,7 +158,7 @@ std::vector<const Dimension*> Kernel::static_dims() const {
 std::vector<const Statement*> Kernel::statements() const {
   std::vector<const Statement*> out;
   for (const Instruction* inst : instructions()) out.push_back(inst);
-  for (const Dimension& dim : dims_) out.push_back(&dim);
+  for (const Dimension* dim : dimensions()) out.push_back(dim);
   return out;
 }
 
@@ -170,7 +172,9 @@ std::vector<const MemRegion*> Kernel::mem_regions() const {
 
 std::vector<const DimMapping*> Kernel::dim_mappings() const {
   std::vector<const DimMapping*> out;
-  for (const DimMapping& mapping : mappings_) out.push_back(&mapping);
+  for (const DimMapping& mapping : mappings_) {
+    if (mapping.added) out.push_back(&mapping);
+  }
   return out;
 }
 
@@ -183,7 +187,9 @@ std::vector<const LogicalDim*> Kernel::logical_dims() const {
 std::vector<const Dimension*> Kernel::tile_dims(LogicalDimId logical) const {
   std::vector<const Dimension*> out;
   for (LoopId loop_id : logical_dim(logical).loops) {
-    for (DimId dim : loop(loop_id).tile_dims) out.push_back(&dims_[dim.value]);
+    for (DimId dim : loop(loop_id).tile_dims) {
+      if (dims_[dim.value].added) out.push_back(&dims_[dim.value]);
+    }
   }
   return out;
 }
@@ -238,13 +244,13 @@ int64_t Kernel::dynamic_size(DimId dim_id, const std::function<int64_t(DimId)>& 
 
 Kernel::TempLayout Kernel::temp_layout(MemId temp, const std::function<bool(DimMappingId)>& indexed,
                                        const std::function<int64_t(DimId)>& dim_size,
-                                       const std::function<bool(DimMappingId)>& innermost) const {
+                                       const std::function<int(DimMappingId)>& inner) const {
   const MemRegion& region = mem(temp);
   SCULPT_CHECK(region.kind == MemRegion::Kind::kTemporary) << region.name << " is no temporary";
   std::vector<DimMappingId> order = region.layout_mappings;
-  if (innermost) {
-    std::stable_partition(order.begin(), order.end(),
-                          [&](DimMappingId id) { return !innermost(id); });
+  if (inner) {
+    std::stable_sort(order.begin(), order.end(),
+                     [&](DimMappingId a, DimMappingId b) { return inner(a) < inner(b); });
   }
   TempLayout layout;
   layout.strides.resize(order.size());
@@ -283,6 +289,13 @@ std::vector<LoopId> Kernel::value_index_loops(InstId producer, InstId reader,
     index_loops.push_back(it->second);
   }
   return index_loops;
+}
+
+DimId Kernel::load_dim(CommId comm_id, DimId consumer_dim) const {
+  for (DimMappingId m : comm(comm(comm_id).read).mappings) {
+    if (mapping(m).dst == consumer_dim) return mapping(m).src;
+  }
+  return consumer_dim;
 }
 
 DimId Kernel::merged_representative(DimId id) const {

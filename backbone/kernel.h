@@ -107,6 +107,7 @@ class Dimension : public Statement {
   /// Candidate sizes of a static dimension (the `size` choice's universe); empty if dynamic.
   std::vector<int64_t> possible_sizes;
   std::string name;
+  bool added = true;  // false while the loop of a temporary's load awaits its lowering
 };
 
 struct Loop {
@@ -150,10 +151,7 @@ class Instruction : public Statement {
   Operator op = Operator::kMov;
   ElemType type = ElemType::kF32;  // of the produced value, or of the stored element
   std::vector<Operand> operands;
-  // The loops the instruction iterates on, outer to inner: its enclosing loops in the default
-  // nests, except for a temporary's load, which sits next to its consumer in the default
-  // program but iterates only on the consumer's loops that index the value.
-  std::vector<LoopId> loops;
+  std::vector<LoopId> loops;     // enclosing loops of the default nests, outer to inner
   std::optional<Access> access;  // loads and stores
   bool added = true;             // false while a pre-allocated object awaits its lowering
 
@@ -192,12 +190,17 @@ struct DimMapping {
   DimId src;
   DimId dst;
   CommId comm;
+  bool added = true;
 };
 
 /// A value flowing from a producer's nest to a consumer's nest. Value communications can be
 /// lowered into a temporary array; their lowering objects exist from the start.
 struct Communication {
-  enum class Kind { kValue, kReductionInit };
+  enum class Kind {
+    kValue,
+    kReductionInit,
+    kTemporaryRead,  // from a temporary's load, in loops of its own, to the consumer
+  };
   CommId id;
   Kind kind = Kind::kValue;
   InstId producer;
@@ -206,12 +209,18 @@ struct Communication {
   std::vector<std::pair<LoopId, LoopId>> loop_pairs;  // producer loop -> consumer loop
   std::vector<DimMappingId> mappings;                 // one per dimension of each loop pair
   // Pre-allocated lowering (kValue only): a temporary array indexed by the mapped logical dims,
-  // a store of the producer's value in the producer's loops, a load in the consumer's loops.
+  // a store of the producer's value in the producer's loops, a load in loops of its own (copies
+  // of the consumer's loops that index the value), and `read`, the communication from the load
+  // to the consumer, so that an implementation may read the temporary once for several
+  // iterations of the consumer's loops and in vectors.
   MemId temp;
   InstId store;
   InstId load;
+  CommId read;
   bool lowered = false;
-  /// Only value communications can go through memory; a reduction's init stays in registers.
+  bool added = true;
+  /// Only value communications can go through memory: a reduction's init stays in registers,
+  /// and what a temporary's load reads goes no further through memory.
   bool lowerable() const { return kind == Kind::kValue; }
 };
 
@@ -224,11 +233,12 @@ struct ProgramNode {
 /// What a lowering added, for the space to instantiate the new choices.
 struct NewObjects {
   std::vector<InstId> instructions;
+  std::vector<DimId> dims;
   std::vector<MemId> mem_regions;
   std::vector<std::pair<DimId, DimId>> merged_dims;
   std::vector<CommId> lowered_comms;
   bool empty() const {
-    return instructions.empty() && mem_regions.empty() && merged_dims.empty() &&
+    return instructions.empty() && dims.empty() && mem_regions.empty() && merged_dims.empty() &&
            lowered_comms.empty();
   }
 };
@@ -299,11 +309,11 @@ class Kernel {
     int64_t elements = 1;
     std::vector<std::pair<DimMappingId, int64_t>> strides;
   };
-  /// `innermost`, when given, picks mappings to lay out innermost (after the others, keeping
-  /// their order), e.g. those a vector access runs along.
+  /// `inner`, when given, ranks mappings: higher ranks are laid out further inside (a stable
+  /// order, the mappings' own among equal ranks), e.g. those a vector access runs along.
   TempLayout temp_layout(MemId temp, const std::function<bool(DimMappingId)>& indexed,
                          const std::function<int64_t(DimId)>& dim_size,
-                         const std::function<bool(DimMappingId)>& innermost = {}) const;
+                         const std::function<int(DimMappingId)>& inner = {}) const;
 
   /// Loops indexing an instruction's value: its loops but the ones it reduces over (a reduction
   /// keeps one accumulator per iteration of the others).
@@ -318,14 +328,18 @@ class Kernel {
 
   // Lowerings (lowering.cpp): they only add objects and properties, never remove any.
   /// Lowers the value communication of `mapping` into its pre-allocated temporary array: a
-  /// store of the producer's value in the producer's loops, a load in the consumer's loops, and
-  /// the consumer reads the load. Lowering an already lowered communication adds nothing.
+  /// store of the producer's value in the producer's loops, a load in loops of its own copying
+  /// the consumer's, and the consumer reads the load through the communication `read`.
+  /// Lowering an already lowered communication adds nothing.
   NewObjects lower_communication(DimMappingId mapping);
   /// Records that `lhs` and `rhs` (same logical dimension and tile level) are fused. Merging
   /// adds no object: a merged class is represented by its smallest dimension id.
   NewObjects lower_merge_dims(DimId lhs, DimId rhs);
   /// The smallest id of the class of dimensions merged with `id`.
   DimId merged_representative(DimId id) const;
+  /// The dimension of a lowered communication's load holding the iteration of the consumer's
+  /// `consumer_dim` (a copy of it, or the dimension itself in a loop both share).
+  DimId load_dim(CommId comm, DimId consumer_dim) const;
 
   /// Value of a size parameter by name; nullopt if there is none.
   std::optional<int64_t> size_value(std::string_view name) const;

@@ -32,6 +32,12 @@ NewObjects Kernel::lower_communication(DimMappingId mapping_id) {
   store.added = true;
   load.added = true;
   mems_[comm.temp.value].added = true;
+  Communication& read = comms_[comm.read.value];
+  read.added = true;
+  for (DimMappingId m : read.mappings) mappings_[m.value].added = true;
+  for (const auto& [copy, consumer_loop] : read.loop_pairs) {
+    for (DimId dim : loop(copy).dims()) dims_[dim.value].added = true;
+  }
 
   // The store sits right after the producer, or after the first producer loop it left out (a
   // reduction loop: the stored value is the final one).
@@ -41,17 +47,22 @@ NewObjects Kernel::lower_communication(DimMappingId mapping_id) {
     anchor = ProgramNode{producer.loops[store.loops.size()], std::nullopt};
   }
   insert_next_to(anchor, ProgramNode{std::nullopt, store.id}, /*after=*/true);
-  insert_next_to(ProgramNode{std::nullopt, comm.consumer}, ProgramNode{std::nullopt, load.id},
+  // The load's loops run right before the consumer's loops they copy.
+  const auto& [outermost_copy, outermost_copied] = read.loop_pairs.front();
+  insert_next_to(ProgramNode{outermost_copied, std::nullopt}, ProgramNode{outermost_copy, std::nullopt},
                  /*after=*/false);
 
   Operand& operand = insts_[comm.consumer.value].operands[comm.operand];
   operand.inst = load.id;
-  operand.comm = CommId();
+  operand.comm = read.id;
 
   NewObjects added;
   added.instructions = {store.id, load.id};
   added.mem_regions = {comm.temp};
   added.lowered_comms = {comm.id};
+  for (const auto& [copy, consumer_loop] : read.loop_pairs) {
+    for (DimId dim : loop(copy).dims()) added.dims.push_back(dim);
+  }
   return added;
 }
 

@@ -31,6 +31,13 @@ class Relation {
   std::vector<std::uint8_t> bits_;
 };
 
+/// Every dimension, those of loops that lowerings add later included.
+std::vector<const Dimension*> all_dims(const Kernel& kernel) {
+  std::vector<const Dimension*> dims;
+  for (std::uint32_t d = 0; d < kernel.dim_capacity(); ++d) dims.push_back(&kernel.dim(DimId(d)));
+  return dims;
+}
+
 bool contains(const std::vector<LoopId>& loops, LoopId loop) {
   return std::find(loops.begin(), loops.end(), loop) != loops.end();
 }
@@ -101,7 +108,7 @@ struct KernelFacts {
     for (std::uint32_t i = 0; i < insts; ++i) {
       const Instruction& inst = kernel.inst(InstId(i));
       const std::vector<LoopId> storage = kernel.storage_loops(inst.id);
-      for (const Dimension* d : kernel.dimensions()) {
+      for (const Dimension* d : all_dims(kernel)) {
         if (contains(inst.loops, d->loop)) owns.set(i, d->id.value);
         if (contains(storage, d->loop)) stores_by.set(i, d->id.value);
       }
@@ -134,14 +141,14 @@ struct KernelFacts {
     for (std::uint32_t i = 0; i < insts; ++i) {
       for (const Operand& op : kernel.inst(InstId(i)).operands) {
         if (op.kind != Operand::Kind::kValue || !init_of[op.inst.value].valid()) continue;
-        for (const Dimension* d : kernel.dimensions()) {
+        for (const Dimension* d : all_dims(kernel)) {
           if (reduces(op.inst.value, d->id.value)) reads_reduced.set(i, d->id.value);
         }
       }
     }
     // Dimension pairs.
-    for (const Dimension* a : kernel.dimensions()) {
-      for (const Dimension* b : kernel.dimensions()) {
+    for (const Dimension* a : all_dims(kernel)) {
+      for (const Dimension* b : all_dims(kernel)) {
         if (a == b) continue;
         if (a->logical == b->logical && a->level == b->level && a->loop != b->loop &&
             deps.can_merge(a->id, b->id)) {
@@ -159,9 +166,10 @@ struct KernelFacts {
         for (DimId b : kernel.dims_of(InstId(i))) share_instruction.set(a.value, b.value);
       }
     }
-    for (const DimMapping* m : kernel.dim_mappings()) {
-      mappings_from[m->src.value].push_back(m->id);
-      mappings_to[m->dst.value].push_back(m->id);
+    for (std::uint32_t id = 0; id < kernel.mapping_capacity(); ++id) {
+      const DimMapping& m = kernel.mapping(DimMappingId(id));
+      mappings_from[m.src.value].push_back(m.id);
+      mappings_to[m.dst.value].push_back(m.id);
     }
     compute_vector_widths(kernel);
     for (const backbone::LogicalDim* l : kernel.logical_dims()) {
@@ -180,13 +188,16 @@ struct KernelFacts {
       tile_products.push_back(std::move(products));
     }
     std::int64_t widest = 4;
+    std::int64_t temps = 0;
     for (std::uint32_t m = 0; m < kernel.mem_capacity(); ++m) {
       const backbone::MemRegion& mem = kernel.mem(backbone::MemId(m));
       if (mem.kind == backbone::MemRegion::Kind::kTemporary) {
         widest = std::max(widest, backbone::elem_type_bytes(mem.type));
+        ++temps;
       }
     }
-    shared_element_limit = device.shared_mem_per_block / widest;
+    // Each shared temporary starts 16-byte aligned (codegen's layout): keep room for padding.
+    shared_element_limit = (device.shared_mem_per_block - 16 * temps) / widest;
   }
 
   /// The widest vector access along each static innermost tile dimension: 16 bytes over the
@@ -195,14 +206,17 @@ struct KernelFacts {
   /// constant offset, a multiple of the width). Accesses that do not move along it are
   /// broadcast, and temporaries are laid out by the code generator.
   void compute_vector_widths(const Kernel& kernel) {
-    for (const Dimension* d : kernel.dimensions()) {
+    for (const Dimension* d : all_dims(kernel)) {
       const backbone::Loop& loop = kernel.loop(d->loop);
       if (!d->is_static() || d->id != loop.tile_dims.back()) continue;
       std::int64_t width = 4;
-      for (const Instruction* inst : kernel.instructions()) {
+      for (std::uint32_t i = 0; i < kernel.inst_capacity(); ++i) {
+        const Instruction* inst = &kernel.inst(InstId(i));
         if (!contains(inst->loops, d->loop)) continue;
         width = std::min(width, 16 / backbone::elem_type_bytes(inst->type));
-        if (!inst->access) continue;
+        const bool temporary = inst->access && kernel.mem(inst->access->mem).kind ==
+                                                   backbone::MemRegion::Kind::kTemporary;
+        if (!inst->access || temporary) continue;
         std::int64_t along = 0;
         std::vector<std::int64_t> others{inst->access->index.constant};
         for (const backbone::AffineTerm& term : inst->access->index.terms) {
@@ -294,7 +308,7 @@ bool Function::repeats_reduction(const Dimension* x, const Instruction* r,
   if (facts_->init_of[r->id.value] != init->id || facts_->owns(r->id.value, x->id.value)) {
     return false;
   }
-  for (const Dimension* own : kernel_.dimensions()) {
+  for (const Dimension* own : all_dims(kernel_)) {
     if (facts_->owns(r->id.value, own->id.value) && can_merge(x, own)) return false;
   }
   return true;

@@ -36,8 +36,9 @@ TEST(Builder, MatmulHasOneNestPerInstruction) {
   EXPECT_EQ(insts[2]->loops.size(), 2u);  // m, n
   EXPECT_EQ(insts[3]->loops.size(), 3u);  // m, n, k
   EXPECT_EQ(insts[4]->loops.size(), 2u);  // m, n
-  // Loops: 2 + 2 + 2 + 3 + 2; none shared.
-  EXPECT_EQ(kernel.loops().size(), 11u);
+  // Loops: 2 + 2 + 2 + 3 + 2, none shared; and the pre-allocated loops of the temporaries'
+  // loads: (m, k) for A, (n, k) for B, (m, n) for the store.
+  EXPECT_EQ(kernel.loops().size(), 11u + 6u);
   EXPECT_EQ(kernel.body().size(), 5u);
   // fma's loops are m, n, k in that order: the reduced dim innermost.
   const Instruction& fma = *insts[3];
@@ -73,8 +74,9 @@ TEST(Builder, StripMiningKeepsDivisorsAndOne) {
 
 TEST(Builder, CommunicationsMapDimsOfTheSameLevel) {
   const Kernel kernel = small_matmul();
-  // a -> fma (m, k), b -> fma (k, n), fma -> store (m, n), init -> fma (m, n).
-  ASSERT_EQ(kernel.comms().size(), 4u);
+  // a -> fma (m, k), b -> fma (k, n), fma -> store (m, n), init -> fma (m, n); and the
+  // pre-allocated reads of the three temporaries.
+  ASSERT_EQ(kernel.comms().size(), 4u + 3u);
   const Communication& a_to_fma = kernel.comms()[0];
   EXPECT_EQ(a_to_fma.kind, Communication::Kind::kValue);
   EXPECT_EQ(a_to_fma.loop_pairs.size(), 2u);
@@ -85,10 +87,13 @@ TEST(Builder, CommunicationsMapDimsOfTheSameLevel) {
     EXPECT_EQ(kernel.dim(mapping.src).level, kernel.dim(mapping.dst).level);
   }
   int inits = 0;
+  int reads = 0;
   for (const Communication& comm : kernel.comms()) {
     inits += comm.kind == Communication::Kind::kReductionInit;
+    reads += comm.kind == Communication::Kind::kTemporaryRead && !comm.added;
   }
   EXPECT_EQ(inits, 1);
+  EXPECT_EQ(reads, 3);
   const Instruction& fma = *kernel.instructions()[3];
   EXPECT_EQ(fma.operands[2].kind, Operand::Kind::kReduction);
   EXPECT_TRUE(fma.operands[2].comm.valid());
@@ -102,7 +107,9 @@ TEST(Builder, PreallocatesLoweringObjects) {
   EXPECT_EQ(kernel.mem_capacity(), 3u + 3u);
   EXPECT_EQ(kernel.mem_regions().size(), 3u);
   EXPECT_EQ(kernel.stmt_capacity(), kernel.inst_capacity() + kernel.dim_capacity());
-  EXPECT_EQ(kernel.statements().size(), 5u + kernel.dim_capacity());
+  // The dimensions of the loads' loops wait for their lowering too.
+  EXPECT_LT(kernel.dimensions().size(), kernel.dim_capacity());
+  EXPECT_EQ(kernel.statements().size(), 5u + kernel.dimensions().size());
   // Statement ids: instructions first, then dimensions.
   const Dimension& first_dim = kernel.dim(DimId(0));
   EXPECT_EQ(first_dim.stmt_id().value, kernel.inst_capacity());

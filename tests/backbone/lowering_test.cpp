@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -29,23 +30,39 @@ TEST(Lowering, CommunicationAddsItsTemporaryStoreAndLoad) {
   const Instruction& load = kernel.inst(a_to_fma.load);
   EXPECT_TRUE(store.added);
   EXPECT_EQ(store.loops, kernel.inst(a_to_fma.producer).loops);  // producer's dims
-  // The consumer's loops that index A (m and k), not n.
+  // Copies of the consumer's loops that index A (m and k, not n), added with their dims.
   const std::vector<LoopId>& fma_loops = kernel.inst(fma).loops;
-  EXPECT_EQ(load.loops, (std::vector<LoopId>{fma_loops[0], fma_loops[2]}));
+  ASSERT_EQ(load.loops.size(), 2u);
+  EXPECT_EQ(kernel.loop(load.loops[0]).logical, kernel.loop(fma_loops[0]).logical);
+  EXPECT_EQ(kernel.loop(load.loops[1]).logical, kernel.loop(fma_loops[2]).logical);
+  EXPECT_NE(load.loops[0], fma_loops[0]);
+  for (LoopId loop : load.loops) {
+    for (DimId dim : kernel.loop(loop).dims()) EXPECT_TRUE(kernel.dim(dim).added);
+  }
+  const Communication& read = kernel.comm(a_to_fma.read);
+  EXPECT_TRUE(read.added);
+  EXPECT_EQ(read.kind, Communication::Kind::kTemporaryRead);
+  EXPECT_FALSE(read.lowerable());
+  EXPECT_EQ(read.producer, load.id);
+  EXPECT_EQ(read.loop_pairs, (std::vector<std::pair<LoopId, LoopId>>{
+                                 {load.loops[0], fma_loops[0]}, {load.loops[1], fma_loops[2]}}));
   const MemRegion& temp = kernel.mem(a_to_fma.temp);
   EXPECT_EQ(temp.kind, MemRegion::Kind::kTemporary);
   EXPECT_EQ(temp.extents, (std::vector<int64_t>{16, 8}));  // m x k
-  // The consumer now reads the load, in its own nest.
+  // The consumer now reads the load through the read communication.
   EXPECT_EQ(kernel.inst(fma).operands[0].inst, load.id);
-  EXPECT_FALSE(kernel.inst(fma).operands[0].comm.valid());
+  EXPECT_EQ(kernel.inst(fma).operands[0].comm, a_to_fma.read);
   // Program order: the store follows the producer, the load precedes the consumer.
   const std::vector<ProgramNode>& producer_body = kernel.body(store.loops.back());
   ASSERT_EQ(producer_body.size(), 2u);
   EXPECT_EQ(producer_body[1].inst, store.id);
-  // The load sits next to its consumer in the default program, deeper than its own loops.
-  const std::vector<ProgramNode>& consumer_body = kernel.body(fma_loops.back());
-  ASSERT_EQ(consumer_body.size(), 2u);
-  EXPECT_EQ(consumer_body[0].inst, load.id);
+  // The load's nest runs right before the consumer's.
+  const std::vector<ProgramNode>& top = kernel.body();
+  auto fma_nest = std::find_if(top.begin(), top.end(),
+                               [&](const ProgramNode& n) { return n.loop == fma_loops[0]; });
+  ASSERT_NE(fma_nest, top.begin());
+  EXPECT_EQ(std::prev(fma_nest)->loop, load.loops[0]);
+  EXPECT_EQ(kernel.body(load.loops[1]).front().inst, load.id);
 
   // Lowering the same communication again adds nothing.
   EXPECT_TRUE(kernel.lower_communication(a_to_fma.mappings[0]).empty());
@@ -55,7 +72,7 @@ TEST(Lowering, StoreOfAReductionWaitsForTheFinalValue) {
   Kernel kernel = test_kernel("matmul");
   const Communication* fma_to_store = nullptr;
   for (const Communication& comm : kernel.comms()) {
-    if (kernel.inst(comm.consumer).op == Operator::kStore) fma_to_store = &comm;
+    if (comm.lowerable() && kernel.inst(comm.consumer).op == Operator::kStore) fma_to_store = &comm;
   }
   ASSERT_NE(fma_to_store, nullptr);
   const Instruction& fma = kernel.inst(fma_to_store->producer);
@@ -78,7 +95,10 @@ TEST(Lowering, MergeDimsRecordsClasses) {
   EXPECT_EQ(kernel.merged_representative(m_tile.dst), std::min(m_tile.src, m_tile.dst));
   EXPECT_EQ(kernel.merged_representative(m_tile.src), std::min(m_tile.src, m_tile.dst));
   EXPECT_TRUE(kernel.lower_merge_dims(m_tile.dst, m_tile.src).empty());
-  EXPECT_EQ(kernel.dim_capacity(), kernel.dimensions().size());
+  // Merging adds no dimension.
+  const std::size_t dims = kernel.dimensions().size();
+  kernel.lower_merge_dims(m_tile.src, m_tile.dst);
+  EXPECT_EQ(kernel.dimensions().size(), dims);
 }
 
 TEST(Interpreter, SharedLoopScansInPlace) {
