@@ -46,7 +46,7 @@ Decisions read_decisions(const gpu_space::Candidate& candidate) {
   const std::uint32_t dims = kernel.dim_capacity();
   auto stmt = [&](DimId id) { return kernel.stmt_id(id).value; };
 
-  // Statements present: instructions added so far and every dimension.
+  // Statements present: the instructions and dimensions added so far.
   std::vector<StmtId> present;
   for (const backbone::Statement* s : kernel.statements()) present.push_back(s->stmt_id());
   d.stmts_ = kernel.stmt_capacity();
@@ -71,17 +71,19 @@ Decisions read_decisions(const gpu_space::Candidate& candidate) {
   }
 
   // Classes of merged dimensions.
+  const std::vector<const backbone::Dimension*> added = kernel.dimensions();
   std::vector<int> parent(dims);
   std::iota(parent.begin(), parent.end(), 0);
-  for (std::uint32_t a = 0; a < dims; ++a) {
-    for (std::uint32_t b = a + 1; b < dims; ++b) {
-      if (d.order(StmtId(stmt(DimId(a))), StmtId(stmt(DimId(b)))) == Order::kMerged) {
-        parent[find(parent, static_cast<int>(b))] = find(parent, static_cast<int>(a));
+  for (const backbone::Dimension* a : added) {
+    for (const backbone::Dimension* b : added) {
+      if (a->id < b->id && d.order(StmtId(stmt(a->id)), StmtId(stmt(b->id))) == Order::kMerged) {
+        parent[find(parent, static_cast<int>(b->id.value))] = find(parent, static_cast<int>(a->id.value));
       }
     }
   }
   d.class_of.assign(dims, -1);
-  for (std::uint32_t a = 0; a < dims; ++a) {
+  for (const backbone::Dimension* dim : added) {
+    const std::uint32_t a = dim->id.value;
     const int root = find(parent, static_cast<int>(a));
     if (d.class_of[root] < 0) {
       d.class_of[root] = static_cast<int>(d.classes.size());

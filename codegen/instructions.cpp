@@ -28,7 +28,8 @@ IndexExpr temp_index(const Lowering& l, const backbone::Instruction& inst) {
     IndexExpr index;
     for (backbone::DimMappingId m : comm.mappings) {
       const backbone::DimMapping& mapping = l.kernel.mapping(m);
-      const DimId dim = comm.store == inst.id ? mapping.src : mapping.dst;
+      const DimId dim =
+          comm.store == inst.id ? mapping.src : l.kernel.load_dim(comm.id, mapping.dst);
       index.add(l.loop_dim(dim), l.temp_stride[m.value]);
     }
     return index;

@@ -80,6 +80,16 @@ LoweredKernel lower(const gpu_space::Candidate& candidate) {
     }
   }
   if (log) spdlog::info("lowered {}:\n{}", l.out.name, l.out.dump());
+  // The space bounds these; a candidate beyond them is a bug in the space.
+  const gpu_space::DeviceDescription& device = candidate.backbone().device();
+  SCULPT_CHECK(l.out.num_threads() <= device.max_threads_per_block)
+      << l.out.name << ": " << l.out.num_threads() << " threads per block";
+  for (int level = 0; level < 3; ++level) {
+    SCULPT_CHECK(l.out.block_size[level] <= device.max_thread_level_size[level])
+        << l.out.name << ": " << l.out.block_size[level] << " threads on level " << level;
+  }
+  SCULPT_CHECK(l.out.shared_bytes() <= device.shared_mem_per_block)
+      << l.out.name << ": " << l.out.shared_bytes() << " bytes of shared memory";
   return std::move(l.out);
 }
 

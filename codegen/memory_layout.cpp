@@ -3,7 +3,7 @@
 // merged, and of each merged pair of thread dimensions (its threads run that iteration side by
 // side, each with its own value; limits.space counts the same). In global memory every pair has its slots, merged ones too, so that blocks running
 // the same code never share a slot with different values (see limits.space). The pairs a
-// vector access runs along go innermost, so that the access is contiguous.
+// vector access runs along go innermost, then those threads of level x read along.
 #include "codegen/lowering.h"
 #include "support/check.h"
 
@@ -30,20 +30,30 @@ void lay_out_memory(Lowering& l) {
   for (const backbone::MemRegion* mem : kernel.mem_regions()) {
     if (mem->kind != backbone::MemRegion::Kind::kTemporary) continue;
     const bool shared = l.d.shared[mem->id.value];
-    auto vector_at = [&](DimMappingId m, bool load_side) {
-      const backbone::DimMapping& mapping = kernel.mapping(m);
-      return l.out.dims[l.loop_dim(load_side ? mapping.dst : mapping.src)].kind == LoopKind::kVector;
+    // Innermost: the pair a vector access runs along (the load's, else the store's), then the
+    // load's pair on thread level x, so that a warp's loads are contiguous (no bank conflicts).
+    const backbone::CommId comm = kernel.mapping(mem->layout_mappings.front()).comm;
+    auto load_loop = [&](DimMappingId m) {
+      return l.out.dims[l.loop_dim(kernel.load_dim(comm, kernel.mapping(m).dst))];
     };
-    bool load_side = false;
-    for (DimMappingId m : mem->layout_mappings) load_side = load_side || vector_at(m, true);
+    auto store_loop = [&](DimMappingId m) { return l.out.dims[l.loop_dim(kernel.mapping(m).src)]; };
+    bool vector_load = false;
+    for (DimMappingId m : mem->layout_mappings) {
+      vector_load = vector_load || load_loop(m).kind == LoopKind::kVector;
+    }
+    auto rank = [&](DimMappingId m) {
+      const LoopDim& vector_side = vector_load ? load_loop(m) : store_loop(m);
+      if (vector_side.kind == LoopKind::kVector) return 2;
+      const LoopDim& load = load_loop(m);
+      return load.kind == LoopKind::kThread && load.level == 0 ? 1 : 0;
+    };
     const backbone::Kernel::TempLayout layout = kernel.temp_layout(
         mem->id,
         [&](DimMappingId m) {
           return !shared || l.d.mapping[m.value] != MappingImpl::kMerged ||
-                 l.out.dims[l.loop_dim(kernel.mapping(m).src)].kind == LoopKind::kThread;
+                 store_loop(m).kind == LoopKind::kThread;
         },
-        [&](backbone::DimId dim) { return l.d.static_size[dim.value]; },
-        [&](DimMappingId m) { return vector_at(m, load_side); });
+        [&](backbone::DimId dim) { return l.d.static_size[dim.value]; }, rank);
     for (const auto& [m, stride] : layout.strides) l.temp_stride[m.value] = stride;
     l.memory_of[mem->id.value] = static_cast<int>(l.out.memories.size());
     l.out.memories.push_back(Memory{shared ? Memory::Kind::kShared : Memory::Kind::kGlobal,

@@ -10,12 +10,12 @@
 #include "backbone/builder.h"
 #include "backbone/zoo/zoo.h"
 #include "codegen/lower.h"
-#include "tests/codegen/decide.h"
+#include "search/hand_candidate.h"
 
 namespace sculpt::codegen {
 namespace {
 
-using test::Decide;
+using Decide = search::HandCandidate;
 namespace v = gpu_space::values;
 
 void expect_golden(const std::string& name, const std::string& text) {
