@@ -14,6 +14,7 @@ namespace sculpt::explorer {
 namespace {
 
 struct BadSearch {
+  std::string name;
   std::vector<std::string> args;
   std::string message;
 };
@@ -31,18 +32,23 @@ TEST_P(SearchCommandErrors, OneMessageAndUsageExit) {
 
 INSTANTIATE_TEST_SUITE_P(
     Inputs, SearchCommandErrors,
-    testing::Values(BadSearch{{"--kernel", "nope"}, "unknown kernel 'nope'"},
-                    BadSearch{{"--kernel", "matmul", "--size", "12x3"}, "has 2 fields"},
-                    BadSearch{{"--kernel", "axpy", "--budget", "5 minutes"}, "malformed --budget"},
-                    BadSearch{{"--kernel", "axpy", "--evals", "0"}, "--evals must be positive"},
-                    BadSearch{{"--kernel", "axpy", "--algorithm", "mcts"}, "unknown algorithm"},
-                    BadSearch{{"--kernel", "axpy", "--out", "/nonexistent_sculpt_dir/x",
-                               "--resume", "--device", "cpu"},
-                              "cannot read the log"}));
+    testing::Values(
+        BadSearch{"UnknownKernel", {"--kernel", "nope"}, "unknown kernel 'nope'"},
+        BadSearch{"SizeArity", {"--kernel", "matmul", "--size", "12x3"}, "has 2 fields"},
+        BadSearch{
+            "MalformedBudget", {"--kernel", "axpy", "--budget", "5 minutes"}, "malformed --budget"},
+        BadSearch{"ZeroEvals", {"--kernel", "axpy", "--evals", "0"}, "--evals must be positive"},
+        BadSearch{
+            "UnknownAlgorithm", {"--kernel", "axpy", "--algorithm", "mcts"}, "unknown algorithm"},
+        BadSearch{"MissingLogOnResume",
+                  {"--kernel", "axpy", "--out", "/nonexistent_sculpt_dir/x", "--resume", "--device",
+                   "cpu"},
+                  "cannot read the log"}),
+    [](const auto& param) { return param.param.name; });
 
 TEST(SearchCommandErrors, ForeignAndCorruptLogsAreRefused) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("sculpt_search_errors_" + std::to_string(getpid()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("sculpt_search_errors_" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   ASSERT_EQ(run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device", "cpu", "--evals",
                         "1", "--out", dir.string()})

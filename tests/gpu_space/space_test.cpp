@@ -1,0 +1,170 @@
+// The GPU space on the kernel zoo: the root of every kernel is alive, propagation knows the
+// facts a GPU programmer knows (a reduction dimension is never parallel, fused dimensions share
+// size and kind, the device's limits bind), and random descents reach full candidates that
+// satisfy every constraint when all of them are checked again from scratch.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <random>
+
+#include "backbone/zoo/zoo.h"
+#include "search/descent.h"
+#include "gpu_space/space.h"
+
+namespace sculpt::gpu_space {
+namespace {
+
+namespace kind = values::dim_kind;
+
+std::unique_ptr<Candidate> root_of(const std::string& name, bool test_sizes = true) {
+  const backbone::KernelInfo& info = *backbone::find_kernel(name);
+  const backbone::Sizes sizes =
+      test_sizes ? backbone::test_sizes(info.sizes) : backbone::default_sizes(info.sizes);
+  return make_root(info.build(sizes), DeviceDescription::sm90());
+}
+
+std::vector<std::string> zoo_names() {
+  std::vector<std::string> names;
+  for (const backbone::KernelInfo& info : backbone::kernel_zoo()) names.push_back(info.name);
+  return names;
+}
+
+std::uint32_t stmt(const backbone::Kernel& kernel, const backbone::Dimension& d) {
+  return kernel.stmt_id(d.id).value;
+}
+
+class ZooSpace : public testing::TestWithParam<std::string> {};
+
+TEST_P(ZooSpace, RootIsAliveAtTestAndDefaultSizes) {
+  for (bool test_sizes : {true, false}) {
+    const auto root = root_of(GetParam(), test_sizes);
+    ASSERT_FALSE(root->conflict()) << root->conflict()->to_string();
+    EXPECT_FALSE(root->open_instances().empty());
+  }
+}
+
+// Parallel only where isl allows: no dimension of a loop an instruction reduces over may become
+// a thread or block dimension, or a vector one (lanes would race on the accumulator).
+TEST_P(ZooSpace, ReductionDimensionsStaySequential) {
+  const auto root = root_of(GetParam());
+  const backbone::Kernel& kernel = root->backbone().kernel();
+  int reduction_dims = 0;
+  for (const backbone::Instruction* inst : kernel.instructions()) {
+    for (backbone::LoopId loop : inst->reduction_loops()) {
+      for (backbone::DimId d : kernel.loop(loop).dims()) {
+        const spacegen::ValueSet kinds = root->get_dim_kind(stmt(kernel, kernel.dim(d)));
+        EXPECT_EQ(kinds & (kind::THREAD | kind::BLOCK | kind::VECTOR), 0u)
+            << kernel.dim(d).name << " of " << inst->name;
+        ++reduction_dims;
+      }
+    }
+  }
+  RecordProperty("reduction_dims", reduction_dims);
+}
+
+// Fusing two dimensions (order MERGED) makes them one loop: same size, same kind.
+TEST(GpuSpace, FusedDimensionsShareSizeAndKind) {
+  auto candidate = root_of("matmul");
+  const backbone::Kernel& kernel = candidate->backbone().kernel();
+  const backbone::Dimension* a = nullptr;
+  const backbone::Dimension* b = nullptr;
+  for (const backbone::Dimension* x : kernel.static_dims()) {
+    for (const backbone::Dimension* y : kernel.static_dims()) {
+      if (x->loop != y->loop && x->logical == y->logical && x->level == y->level &&
+          (candidate->get_order(stmt(kernel, *x), stmt(kernel, *y)) & values::order::MERGED) &&
+          x->possible_sizes.size() > 1 && a == nullptr) {
+        a = x;
+        b = y;
+      }
+    }
+  }
+  ASSERT_NE(a, nullptr) << "matmul has no pair of fusable tile dimensions";
+  ASSERT_EQ(candidate->restrict_order(stmt(kernel, *a), stmt(kernel, *b), values::order::MERGED),
+            spacegen::Status::Ok);
+  ASSERT_EQ(candidate->propagate(), spacegen::Status::Ok);
+  const std::int64_t size = candidate->values_size(stmt(kernel, *a)).back();
+  ASSERT_EQ(candidate->restrict_size(stmt(kernel, *a), {size, size}), spacegen::Status::Ok);
+  ASSERT_EQ(candidate->restrict_dim_kind(stmt(kernel, *a), kind::UNROLL), spacegen::Status::Ok);
+  ASSERT_EQ(candidate->propagate(), spacegen::Status::Ok);
+  EXPECT_EQ(candidate->get_size(stmt(kernel, *b)).lo, size);
+  EXPECT_EQ(candidate->get_size(stmt(kernel, *b)).hi, size);
+  EXPECT_EQ(candidate->get_dim_kind(stmt(kernel, *b)), kind::UNROLL);
+}
+
+// A block of more threads than the device allows is refused as soon as the sizes say so.
+TEST(GpuSpace, ThreadsPerBlockAreBoundedByTheDevice) {
+  const backbone::KernelInfo& info = *backbone::find_kernel("matmul");
+  DeviceDescription device = DeviceDescription::sm90();
+  device.max_threads_per_block = 64;
+  auto candidate = make_root(info.build(backbone::default_sizes(info.sizes)), device);
+  ASSERT_FALSE(candidate->conflict());
+  const backbone::Kernel& kernel = candidate->backbone().kernel();
+  std::vector<const backbone::Dimension*> tiles;
+  // The two outer tile dims of the output's two logical dims, as 16 x 16 threads.
+  for (const backbone::LogicalDim* logical : kernel.logical_dims()) {
+    for (const backbone::Dimension* d : kernel.tile_dims(logical->id)) {
+      if (tiles.size() < 2 && d->level == 0 && candidate->get_dim_kind(stmt(kernel, *d)) & kind::THREAD) {
+        if (std::ranges::none_of(tiles, [&](auto* t) { return t->logical == d->logical; })) {
+          tiles.push_back(d);
+        }
+      }
+    }
+  }
+  ASSERT_EQ(tiles.size(), 2u);
+  // Thread levels x and y (object ids 0 and 1).
+  for (spacegen::ObjectId level = 0; level < 2; ++level) {
+    ASSERT_EQ(candidate->restrict_thread_mapping(stmt(kernel, *tiles[level]), level,
+                                                 gpu_space::values::thread_mapping::MAPPED),
+              spacegen::Status::Ok);
+  }
+  ASSERT_EQ(candidate->restrict_level_used(1, gpu_space::values::level_used::YES),
+            spacegen::Status::Ok);
+  ASSERT_EQ(candidate->propagate(), spacegen::Status::Ok);
+  EXPECT_EQ(candidate->get_dim_kind(stmt(kernel, *tiles[1])), kind::THREAD);
+  EXPECT_EQ(candidate->restrict_size(stmt(kernel, *tiles[0]), {16, 16}), spacegen::Status::Ok);
+  ASSERT_EQ(candidate->propagate(), spacegen::Status::Ok);
+  // 16 threads on x leave at most 4 to y.
+  EXPECT_LE(candidate->get_size(stmt(kernel, *tiles[1])).hi, 4);
+}
+
+int descents_per_kernel() {
+  const char* count = std::getenv("SCULPT_DESCENTS");
+  return count != nullptr ? std::atoi(count) : 10000;
+}
+
+// Random descents end in a full candidate or a detected dead end, and every full candidate
+// passes every constraint posted again on its final assignment (which catches a propagator that
+// an incremental wake-up forgot).
+TEST_P(ZooSpace, RandomDescentsReachValidCandidates) {
+  const auto root = root_of(GetParam());
+  std::mt19937_64 rng(std::hash<std::string>()(GetParam()));
+  const int descents = descents_per_kernel();
+  int dead_ends = 0;
+  std::size_t decisions = 0;
+  for (int i = 0; i < descents; ++i) {
+    search::Descent descent = search::random_descent(*root, rng);
+    decisions += descent.actions.size();
+    if (!descent.candidate) {
+      ++dead_ends;
+      continue;
+    }
+    ASSERT_FALSE(descent.candidate->first_open_instance());
+    auto rechecked = descent.candidate->clone();
+    ASSERT_EQ(static_cast<Candidate&>(*rechecked).initialize(), spacegen::Status::Ok)
+        << rechecked->conflict()->to_string();
+    EXPECT_EQ(rechecked->to_string(), descent.candidate->to_string());
+  }
+  const double rate = 100.0 * dead_ends / descents;
+  std::cout << GetParam() << ": " << descents << " descents, " << dead_ends << " dead ends ("
+            << rate << "%), " << static_cast<double>(decisions) / descents
+            << " decisions per descent\n";
+  RecordProperty("dead_end_percent", std::to_string(rate));
+  EXPECT_LT(rate, 20.0) << "the space's propagation misses too many conflicts";
+}
+
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooSpace, testing::ValuesIn(zoo_names()),
+                         [](const auto& param) { return param.param; });
+
+}  // namespace
+}  // namespace sculpt::gpu_space
