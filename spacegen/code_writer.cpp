@@ -17,6 +17,14 @@ CodeWriter& CodeWriter::open(std::string_view text) {
   return *this;
 }
 
+CodeWriter& CodeWriter::label(std::string_view text) {
+  SCULPT_CHECK(indent_ > 0) << "a label outside a block";
+  text_.append(static_cast<std::size_t>(indent_) * 2 - 1, ' ');
+  text_.append(text);
+  text_.push_back('\n');
+  return *this;
+}
+
 CodeWriter& CodeWriter::close(std::string_view suffix) {
   SCULPT_CHECK(indent_ > 0) << "unbalanced close in generated code";
   --indent_;

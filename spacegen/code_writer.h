@@ -11,6 +11,8 @@ class CodeWriter {
   CodeWriter& line(std::string_view text = {});
   /// `text {` then indents.
   CodeWriter& open(std::string_view text);
+  /// A line one space into the enclosing block: access specifiers (`public:`).
+  CodeWriter& label(std::string_view text);
   /// Dedents then `}` followed by `suffix`.
   CodeWriter& close(std::string_view suffix = {});
   /// Several lines of a comment, each prefixed with `prefix` ("// " or "/// ").

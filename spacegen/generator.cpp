@@ -100,6 +100,8 @@ std::string hex(std::uint64_t v) {
 struct Item {
   std::vector<Variable> vars;
   std::vector<std::vector<Condition>> clauses;
+  std::vector<VarId> value_vars;  // counters: the variables their value reads
+  bool reads_all = false;         // its code uses every variable (triggers, argument tuples)
 };
 
 /// A choice read with given variables: the unit that wakes propagators.
@@ -127,12 +129,15 @@ struct TriggerCode {
 struct Scope {
   const Item* item;
   std::vector<std::string> names;
+  /// Host objects already fetched into locals, by variable (empty: fetched where used).
+  std::vector<std::string> objects = {};
 };
 
-/// An instance whose summary reads from a local (the old domain in counter updates).
-struct Override {
-  const Pattern* pattern = nullptr;
-  std::string expr;
+/// Choice instances read from locals instead of the decision vector: the old domain in counter
+/// updates, or the instances a group of clauses reads once per tuple.
+struct Locals {
+  std::vector<std::pair<Pattern, std::string>> reads;  // the instance and its local
+  bool refresh = false;  // the locals are read again (`refresh();`) after each restriction
 };
 
 class Generator {
@@ -241,7 +246,7 @@ class Generator {
 
   void build_items() {
     for (const auto& c : m_.constraints) {
-      Item item{c.vars, {}};
+      Item item{c.vars, {}, {}, false};
       for (const auto& clause : c.clauses) {
         std::vector<Condition> conds = clause.conditions;
         for (VarId v = 0; v < c.vars.size(); ++v) {
@@ -255,18 +260,23 @@ class Generator {
       const auto& choice = m_.choices[id];
       if (choice.kind != ChoiceKind::Counter) continue;
       const spacedsl::Counter& counter = *choice.counter;
-      Item item{choice.args, {counter.when}};
+      Item item{choice.args, {counter.when}, {}, false};
       item.vars.insert(item.vars.end(), counter.forall.begin(), counter.forall.end());
       for (VarId v = 0; v < item.vars.size(); ++v) {
         if (is_quotient(item.vars[v].set)) {
           item.clauses[0].push_back(repr_condition(item.vars, v, "TRUE"));
         }
       }
+      if (counter.value.choice) {
+        item.value_vars = counter.value.choice->args;
+      } else {
+        item.value_vars = code_vars(counter.value.code, item);
+      }
       counter_ids_.push_back(id);
       counters_.push_back(std::move(item));
     }
     for (const auto& t : m_.triggers) {
-      Item item{t.vars, {t.conditions}};
+      Item item{t.vars, {t.conditions}, {}, true};
       for (VarId v = 0; v < t.vars.size(); ++v) {
         if (is_quotient(t.vars[v].set)) {
           item.clauses[0].push_back(repr_condition(t.vars, v, "TRUE"));
@@ -275,7 +285,7 @@ class Generator {
       triggers_.push_back(std::move(item));
       trigger_code_.push_back({t.code, t.doc, t.loc});
     }
-    for (const auto& q : m_.quotients) quotients_.push_back(Item{q.vars, {q.condition}});
+    for (const auto& q : m_.quotients) quotients_.push_back(Item{q.vars, {q.condition}, {}, false});
     // `add_to_set` runs like a trigger once an object is certainly a representative.
     for (const auto& q : m_.quotients) {
       const spacedsl::Set& set = m_.sets[q.set];
@@ -287,7 +297,7 @@ class Generator {
       repr.lhs.loc = q.loc;
       for (VarId v = 0; v < q.vars.size(); ++v) repr.lhs.args.push_back(v);
       repr.values = value_bit(q.repr_choice, "TRUE");
-      triggers_.push_back(Item{q.vars, {{repr}}});
+      triggers_.push_back(Item{q.vars, {{repr}}, {}, true});
       std::string code = substitute_keep(set.add_to_set, "item", "$" + q.vars.back().name);
       trigger_code_.push_back({code, "add_to_set of " + set.name, set.loc});
     }
@@ -331,29 +341,39 @@ class Generator {
     }
   }
 
-  /// Caches `cond` per object tuple when it names at most two variables, none over a
-  /// parametric set (whose members the layout cannot enumerate).
-  void add_filter(const Condition& cond, const Item& item) {
+  /// The variables of `item` that host code names, in order of first mention.
+  static std::vector<VarId> code_vars(const std::string& code, const Item& item) {
     std::vector<VarId> vars;
-    for (std::size_t i = 0; i < cond.code.size(); ++i) {
-      if (cond.code[i] != '$') continue;
+    for (std::size_t i = 0; i < code.size(); ++i) {
+      if (code[i] != '$') continue;
       std::size_t j = i + 1;
-      while (j < cond.code.size() &&
-             (std::isalnum(static_cast<unsigned char>(cond.code[j])) || cond.code[j] == '_')) {
+      while (j < code.size() &&
+             (std::isalnum(static_cast<unsigned char>(code[j])) || code[j] == '_')) {
         ++j;
       }
-      std::string name = cond.code.substr(i + 1, j - i - 1);
+      std::string name = code.substr(i + 1, j - i - 1);
       for (VarId v = 0; v < item.vars.size(); ++v) {
         if (item.vars[v].name == name && std::find(vars.begin(), vars.end(), v) == vars.end()) {
           vars.push_back(v);
         }
       }
     }
+    return vars;
+  }
+
+  /// Caches `cond` per object tuple when it names at most two variables, none over a
+  /// parametric set (whose members the layout cannot enumerate).
+  void add_filter(const Condition& cond, const Item& item) {
+    std::vector<VarId> vars = code_vars(cond.code, item);
     if (vars.size() > 2) return;
     for (VarId v : vars) {
       if (is_parametric(effective_set(item.vars[v].set))) return;
     }
     filters_.push_back({&cond, &item, vars});
+  }
+  bool cached(const Condition& cond) const {
+    return std::any_of(filters_.begin(), filters_.end(),
+                       [&](const StaticFilter& f) { return f.cond == &cond; });
   }
   /// The boolean value of a host-code condition: the cached filter when there is one.
   std::string static_code(const Condition& cond, const Scope& scope) const {
@@ -490,7 +510,9 @@ class Generator {
   std::string host(const std::string& code, const Scope& scope) const {
     std::map<std::string, std::string> vars;
     for (VarId v = 0; v < scope.item->vars.size(); ++v) {
-      if (!scope.names[v].empty()) {
+      if (v < scope.objects.size() && !scope.objects[v].empty()) {
+        vars[scope.item->vars[v].name] = scope.objects[v];
+      } else if (!scope.names[v].empty()) {
         vars[scope.item->vars[v].name] =
             item_expr(scope.item->vars[v].set, scope.names[v], "*fun_");
       }
@@ -510,12 +532,11 @@ class Generator {
   std::string args_comma(const ChoiceInstance& ci, const Scope& scope) const {
     return ci.args.empty() ? "" : args_of(ci, scope) + ", ";
   }
-  static bool matches(const ChoiceInstance& ci, const Override& ov) {
-    return ov.pattern && ov.pattern->choice == ci.choice && ov.pattern->args == ci.args;
-  }
   /// ValueSet for enums, Interval for integers and counters.
-  std::string summary(const ChoiceInstance& ci, const Scope& scope, const Override& ov) const {
-    if (matches(ci, ov)) return ov.expr;
+  std::string summary(const ChoiceInstance& ci, const Scope& scope, const Locals& locals) const {
+    for (const auto& [pattern, local] : locals.reads) {
+      if (pattern.choice == ci.choice && pattern.args == ci.args) return local;
+    }
     return "get_" + cname(ci.choice) + "(" + args_of(ci, scope) + ")";
   }
   /// Maps an enum domain of `from` onto the values of `to` with the same names.
@@ -531,7 +552,7 @@ class Generator {
   bool is_enum(ChoiceId c) const { return m_.choices[c].kind == ChoiceKind::Enum; }
   bool is_counter(ChoiceId c) const { return m_.choices[c].kind == ChoiceKind::Counter; }
 
-  std::string truth(const Condition& cond, const Scope& scope, const Override& ov) const {
+  std::string truth(const Condition& cond, const Scope& scope, const Locals& ov) const {
     switch (cond.kind) {
       case Kind::Is:
         return "truth_is(" + summary(cond.lhs, scope, ov) + ", " +
@@ -566,74 +587,86 @@ class Generator {
     return "if (" + call + " == Status::Conflict) return Status::Conflict;";
   }
 
-  /// Restricts `ci` to the values allowed by `range` (integers and counters).
+  /// The call restricting `ci` to the values allowed by `range` (integers and counters).
   std::string restrict_range(const ChoiceInstance& ci, const Scope& scope, const std::string& range,
                              const std::string& origin) const {
     std::string fn = is_counter(ci.choice) ? "bound_" : "restrict_";
-    return check(fn + cname(ci.choice) + "(" + args_comma(ci, scope) + range + ", " + origin + ")");
+    return fn + cname(ci.choice) + "(" + args_comma(ci, scope) + range + ", " + origin + ")";
   }
 
-  /// Emits what makes `cond` hold; conditions on host code only cannot be forced.
-  void enforce(CodeWriter& w, const Condition& cond, const Scope& scope,
-               const std::string& origin) const {
+  /// Emits what makes `cond` hold; conditions on host code only cannot be forced. Each
+  /// restriction is followed by `refresh();` when the locals are re-read.
+  void enforce(CodeWriter& w, const Condition& cond, const Scope& scope, const std::string& origin,
+               const Locals& locals = {}) const {
     const ChoiceInstance& l = cond.lhs;
     const ChoiceInstance& r = cond.rhs;
     std::string ln = cname(l.choice);
     std::string rn = cname(r.choice);
+    // `guard`: a condition on the values read before, under which the restriction applies.
+    auto restriction = [&](const std::string& call, const std::string& guard = "") {
+      std::string line = check(call);
+      if (!locals.refresh) {
+        w.line(guard.empty() ? line : "if (" + guard + ") " + line);
+        return;
+      }
+      if (!guard.empty()) w.open("if (" + guard + ")");
+      w.line(line);
+      w.line("refresh();");
+      if (!guard.empty()) w.close();
+    };
     switch (cond.kind) {
       case Kind::Is:
-        w.line(check("restrict_" + ln + "(" + args_comma(l, scope) +
-                     mask(cond.lhs.choice, cond.values) + ", " + origin + ")"));
+        restriction("restrict_" + ln + "(" + args_comma(l, scope) +
+                    mask(cond.lhs.choice, cond.values) + ", " + origin + ")");
         break;
       case Kind::ChoiceEqual:
         if (is_enum(l.choice)) {
-          w.line(check("restrict_" + ln + "(" + args_comma(l, scope) +
-                       map_values(r.choice, l.choice, summary(r, scope, {})) + ", " + origin +
-                       ")"));
-          w.line(check("restrict_" + rn + "(" + args_comma(r, scope) +
-                       map_values(l.choice, r.choice, summary(l, scope, {})) + ", " + origin +
-                       ")"));
+          restriction("restrict_" + ln + "(" + args_comma(l, scope) +
+                      map_values(r.choice, l.choice, summary(r, scope, locals)) + ", " + origin +
+                      ")");
+          restriction("restrict_" + rn + "(" + args_comma(r, scope) +
+                      map_values(l.choice, r.choice, summary(l, scope, locals)) + ", " + origin +
+                      ")");
         } else if (!is_counter(l.choice) && !is_counter(r.choice)) {
-          w.line(check("restrict_" + ln + "_like(" + args_comma(l, scope) + "domain_" + rn + "(" +
-                       args_of(r, scope) + "), " + origin + ")"));
-          w.line(check("restrict_" + rn + "_like(" + args_comma(r, scope) + "domain_" + ln + "(" +
-                       args_of(l, scope) + "), " + origin + ")"));
+          restriction("restrict_" + ln + "_like(" + args_comma(l, scope) + "domain_" + rn + "(" +
+                      args_of(r, scope) + "), " + origin + ")");
+          restriction("restrict_" + rn + "_like(" + args_comma(r, scope) + "domain_" + ln + "(" +
+                      args_of(l, scope) + "), " + origin + ")");
         } else {
-          w.line(restrict_range(l, scope, summary(r, scope, {}), origin));
-          w.line(restrict_range(r, scope, summary(l, scope, {}), origin));
+          restriction(restrict_range(l, scope, summary(r, scope, locals), origin));
+          restriction(restrict_range(r, scope, summary(l, scope, locals), origin));
         }
         break;
       case Kind::ChoiceNotEqual:
         if (is_enum(l.choice)) {
-          w.open("");
-          w.line("const ValueSet rhs = " + map_values(r.choice, l.choice, summary(r, scope, {})) +
-                 ";");
-          w.line("if (std::has_single_bit(rhs)) " +
-                 check("restrict_" + ln + "(" + args_comma(l, scope) + "~rhs, " + origin + ")"));
-          w.line("const ValueSet lhs = " + map_values(l.choice, r.choice, summary(l, scope, {})) +
-                 ";");
-          w.line("if (std::has_single_bit(lhs)) " +
-                 check("restrict_" + rn + "(" + args_comma(r, scope) + "~lhs, " + origin + ")"));
-          w.close();
+          // A fixed side removes its value from the other side.
+          std::string rhs = map_values(r.choice, l.choice, summary(r, scope, locals));
+          restriction(
+              "restrict_" + ln + "(" + args_comma(l, scope) + "~" + rhs + ", " + origin + ")",
+              "single_value(" + rhs + ")");
+          std::string lhs = map_values(l.choice, r.choice, summary(l, scope, locals));
+          restriction(
+              "restrict_" + rn + "(" + args_comma(r, scope) + "~" + lhs + ", " + origin + ")",
+              "single_value(" + lhs + ")");
         } else if (!is_counter(l.choice) && !is_counter(r.choice)) {
-          w.open("");
-          w.line("const Interval rhs = " + summary(r, scope, {}) + ";");
-          w.line("if (rhs.fixed()) " + check("restrict_" + ln + "_remove(" + args_comma(l, scope) +
-                                             "rhs.lo, " + origin + ")"));
-          w.line("const Interval lhs = " + summary(l, scope, {}) + ";");
-          w.line("if (lhs.fixed()) " + check("restrict_" + rn + "_remove(" + args_comma(r, scope) +
-                                             "lhs.lo, " + origin + ")"));
-          w.close();
+          std::string rhs = summary(r, scope, locals);
+          restriction(
+              "restrict_" + ln + "_remove(" + args_comma(l, scope) + rhs + ".lo, " + origin + ")",
+              rhs + ".fixed()");
+          std::string lhs = summary(l, scope, locals);
+          restriction(
+              "restrict_" + rn + "_remove(" + args_comma(r, scope) + lhs + ".lo, " + origin + ")",
+              lhs + ".fixed()");
         }
         break;
       case Kind::CompareCode:
         if (cond.op == spacedsl::CompareOp::Ne) {
           if (!is_counter(l.choice)) {
-            w.line(check("restrict_" + ln + "_remove(" + args_comma(l, scope) + "constant(" +
-                         host(cond.code, scope) + ").lo, " + origin + ")"));
+            restriction("restrict_" + ln + "_remove(" + args_comma(l, scope) + "constant(" +
+                        host(cond.code, scope) + ").lo, " + origin + ")");
           }
         } else {
-          w.line(restrict_range(
+          restriction(restrict_range(
               l, scope,
               "allowed_range(" + op_name(cond.op) + ", constant(" + host(cond.code, scope) + "))",
               origin));
@@ -641,12 +674,13 @@ class Generator {
         break;
       case Kind::CompareChoices:
         if (cond.op != spacedsl::CompareOp::Ne) {
-          w.line(restrict_range(
-              l, scope, "allowed_range(" + op_name(cond.op) + ", " + summary(r, scope, {}) + ")",
+          restriction(restrict_range(
+              l, scope,
+              "allowed_range(" + op_name(cond.op) + ", " + summary(r, scope, locals) + ")",
               origin));
-          w.line(restrict_range(
+          restriction(restrict_range(
               r, scope,
-              "allowed_range(mirror(" + op_name(cond.op) + "), " + summary(l, scope, {}) + ")",
+              "allowed_range(mirror(" + op_name(cond.op) + "), " + summary(l, scope, locals) + ")",
               origin));
         }
         break;
@@ -681,13 +715,13 @@ class Generator {
   }
 
   /// The instance named in a conflict when every condition of a clause is false.
-  std::string fail_call(const std::vector<Condition>& clause, const Scope& scope,
+  std::string fail_call(const std::vector<const Condition*>& clause, const Scope& scope,
                         const std::string& origin) const {
-    for (const auto& cond : clause) {
-      if (uses_choice(cond, &cond.lhs)) {
-        std::string ids = cond.lhs.args.empty() ? "0" : args_of(cond.lhs, scope);
+    for (const Condition* cond : clause) {
+      if (uses_choice(*cond, &cond->lhs)) {
+        std::string ids = cond->lhs.args.empty() ? "0" : args_of(cond->lhs, scope);
         return "{ const ObjectId ids[] = {" + ids + "}; return fail(" + origin + ", " +
-               choice_id(cond.lhs.choice) + ", ids); }";
+               choice_id(cond->lhs.choice) + ", ids); }";
       }
     }
     return "return fail(" + origin + ", kNoChoice, nullptr);";
@@ -695,11 +729,18 @@ class Generator {
 
   // ----- Scopes: binding variables, loops, membership and distinctness -------------------
 
+  /// Called by emit_scope once the variables bound so far are checked (before the first loop,
+  /// then inside each loop): `ready[v]` says whether $v is bound to a valid object (a member,
+  /// distinct from the others); `in_loop` whether a `continue` skips to the next tuple (else
+  /// the enclosing function may return).
+  using LevelHook = std::function<void(const std::vector<bool>& ready, bool in_loop)>;
+
   /// Emits the loops binding every unbound variable of `scope` (in declaration order) and
   /// the checks that make a tuple valid (membership of variables bound from outside,
-  /// distinct objects), then `body`, then closes everything.
+  /// distinct objects), then `body`, then closes everything. `level`, when given, runs after
+  /// the checks of each binding.
   void emit_scope(CodeWriter& w, Scope& scope, const std::vector<bool>& needs_membership,
-                  const std::function<void()>& body) const {
+                  const std::function<void()>& body, const LevelHook& level = {}) const {
     const auto& vars = scope.item->vars;
     int opened = 0;
     std::vector<bool> membership_done(vars.size(), false);
@@ -729,7 +770,16 @@ class Generator {
         }
       }
     };
+    auto run_level = [&](bool in_loop) {
+      if (!level) return;
+      std::vector<bool> ready(vars.size());
+      for (VarId v = 0; v < vars.size(); ++v) {
+        ready[v] = !scope.names[v].empty() && (membership_done[v] || !needs_membership[v]);
+      }
+      level(ready, in_loop);
+    };
     emit_ready_checks();
+    run_level(false);
     for (VarId v = 0; v < vars.size(); ++v) {
       if (!scope.names[v].empty()) continue;
       std::string name = "v_" + vars[v].name;
@@ -765,16 +815,39 @@ class Generator {
         w.open("if (is_member(" + set_id(membership_set(vars[v].set)) + ", " + name + "))");
         ++opened;
       } else {
-        w.open("for (ObjectId " + name + " = next_member(" + set_id(s) + ", 0); " + name +
-               " < layout_->set_capacity[" + set_id(s) + "]; " + name + " = next_member(" +
-               set_id(s) + ", " + name + " + 1))");
+        std::string unused = reads_var(scope, v) ? "" : "[[maybe_unused]] ";
+        w.open("for (" + unused + "const ObjectId " + name + " : members(" + set_id(s) + "))");
       }
       ++opened;
       scope.names[v] = name;
       emit_ready_checks();
+      run_level(true);
     }
     body();
     for (int i = 0; i < opened; ++i) w.close();
+  }
+
+  /// Whether the code of a scope reads $v beyond its loop: a condition, the counter's value,
+  /// a distinctness check or the parameter of another variable.
+  bool reads_var(const Scope& scope, VarId v) const {
+    const Item& item = *scope.item;
+    if (item.reads_all) return true;
+    const auto& vars = item.vars;
+    for (VarId u = 0; u < vars.size(); ++u) {
+      if (u != v && (root(vars[u].set) == root(vars[v].set) || vars[u].set_parameter == v)) {
+        return true;
+      }
+    }
+    if (std::find(item.value_vars.begin(), item.value_vars.end(), v) != item.value_vars.end()) {
+      return true;
+    }
+    for (const auto& clause : item.clauses) {
+      for (const Condition& cond : clause) {
+        std::vector<VarId> read = condition_vars(cond, item);
+        if (std::find(read.begin(), read.end(), v) != read.end()) return true;
+      }
+    }
+    return false;
   }
 
   /// A bound variable over a parametric set with a `reverse` field whose parameter is `p`.
@@ -806,47 +879,190 @@ class Generator {
     return needs;
   }
 
-  /// Emits the check of one clause instance: conflict when all its conditions are false,
-  /// forcing the last one when all others are.
-  void emit_clause(CodeWriter& w, const std::vector<Condition>& clause, const Scope& scope,
-                   const std::string& origin) const {
-    std::vector<const Condition*> dynamic;
-    std::vector<std::string> statics;
-    for (const auto& cond : clause) {
-      if (cond.kind == Kind::Constant) {
-        if (cond.constant) return;  // always satisfied
-        continue;
+  /// The variables a condition reads: its choice instances' arguments and the `$names` of its
+  /// host code.
+  std::vector<VarId> condition_vars(const Condition& cond, const Item& item) const {
+    std::vector<VarId> out;
+    for (const ChoiceInstance* ci : {&cond.lhs, &cond.rhs}) {
+      if (uses_choice(cond, ci)) out.insert(out.end(), ci->args.begin(), ci->args.end());
+    }
+    if (cond.kind == Kind::Code || cond.kind == Kind::CompareCode) {
+      for (VarId v : code_vars(cond.code, item)) out.push_back(v);
+    }
+    return out;
+  }
+
+  /// Emits, for every tuple of `scope`, the check of each clause in `clauses`: a conflict when
+  /// every condition is false, the last one forced when all others are. The instances the
+  /// clauses read are read once per tuple into locals (again after each restriction); a
+  /// condition is evaluated as soon as its variables are bound, and when it certainly holds,
+  /// its clause is skipped for every tuple that extends the bound ones (domains only shrink, so
+  /// it keeps holding).
+  void emit_clauses(CodeWriter& w, const Item& item, const std::vector<std::size_t>& clauses,
+                    Scope& scope, const std::vector<bool>& needs_membership,
+                    const std::function<std::string(std::size_t)>& origin) const {
+    struct Active {
+      std::size_t index;
+      std::vector<const Condition*> conds;  // constants FALSE dropped
+      std::vector<bool> hoisted;            // evaluated before the innermost level
+      std::string done;                     // the flag saying it certainly holds here, if any
+    };
+    std::vector<Active> active;
+    for (std::size_t k : clauses) {
+      Active a{k, {}, {}, ""};
+      bool always = false;
+      for (const Condition& cond : item.clauses[k]) {
+        if (cond.kind == Kind::Constant) {
+          always = always || cond.constant;
+          continue;
+        }
+        a.conds.push_back(&cond);
       }
-      if (cond.kind == Kind::Code) {
-        statics.push_back(static_code(cond, scope));
-      } else {
-        dynamic.push_back(&cond);
+      a.hoisted.assign(a.conds.size(), false);
+      if (!always) active.push_back(std::move(a));
+    }
+    if (active.empty()) return;
+    std::vector<Pattern> patterns;
+    for (const Active& a : active) {
+      for (const Condition* cond : a.conds) {
+        for (const Pattern& p : patterns_of({*cond})) {
+          if (std::find(patterns.begin(), patterns.end(), p) == patterns.end()) {
+            patterns.push_back(p);
+          }
+        }
       }
     }
-    w.open("");
+    Locals locals{{}, true};
+    std::vector<bool> declared(patterns.size(), false);
+    // Host code that is not cached is evaluated in the loops: its objects are fetched once.
+    std::vector<bool> host_reads(item.vars.size(), false);
+    for (const Active& a : active) {
+      for (const Condition* cond : a.conds) {
+        if (cond->kind == Kind::CompareCode || (cond->kind == Kind::Code && !cached(*cond))) {
+          for (VarId v : code_vars(cond->code, item)) host_reads[v] = true;
+        }
+      }
+    }
+    scope.objects.assign(item.vars.size(), "");
+    auto all_ready = [&](const std::vector<VarId>& vars, const std::vector<bool>& ready) {
+      return std::all_of(vars.begin(), vars.end(), [&](VarId v) { return ready[v]; });
+    };
+    int level_count = 0;
+    // After the checks that may skip the level.
+    auto fetch_objects = [&](const std::vector<bool>& ready) {
+      for (VarId v = 0; v < item.vars.size(); ++v) {
+        if (!host_reads[v] || !ready[v] || !scope.objects[v].empty()) continue;
+        w.line("const auto obj_" + item.vars[v].name + " = " +
+               item_expr(item.vars[v].set, scope.names[v], "*fun_") + ";");
+        scope.objects[v] = "obj_" + item.vars[v].name;
+      }
+    };
+    auto level = [&](const std::vector<bool>& ready, bool in_loop) {
+      for (std::size_t p = 0; p < patterns.size(); ++p) {
+        if (declared[p] || !all_ready(patterns[p].args, ready)) continue;
+        declared[p] = true;
+        std::string local = "d" + std::to_string(p);
+        ChoiceInstance ci{patterns[p].choice, patterns[p].args, {}};
+        w.line(summary_type(patterns[p].choice) + " " + local + " = " + summary(ci, scope, {}) +
+               ";");
+        locals.reads.emplace_back(patterns[p], local);
+      }
+      // The innermost level is the body's: nothing is left to skip there.
+      if (std::all_of(ready.begin(), ready.end(), [](bool r) { return r; })) {
+        fetch_objects(ready);
+        return;
+      }
+      std::string level_name = std::to_string(level_count++);
+      bool any_new = false;
+      for (Active& a : active) {
+        std::string holds;
+        for (std::size_t j = 0; j < a.conds.size(); ++j) {
+          if (a.hoisted[j] || !all_ready(condition_vars(*a.conds[j], item), ready)) continue;
+          a.hoisted[j] = true;
+          std::string expr = a.conds[j]->kind == Kind::Code
+                                 ? static_code(*a.conds[j], scope)
+                                 : truth(*a.conds[j], scope, locals) + " == Truth::True";
+          holds += (holds.empty() ? "" : " || ") + expr;
+        }
+        if (holds.empty()) continue;
+        std::string flag = "done" + std::to_string(a.index + 1) + "_" + level_name;
+        w.line("const bool " + flag + " = " + (a.done.empty() ? "" : a.done + " || ") + holds +
+               ";");
+        a.done = flag;
+        any_new = true;
+      }
+      bool all_flagged = std::all_of(active.begin(), active.end(),
+                                     [](const Active& a) { return !a.done.empty(); });
+      if (any_new && all_flagged) {
+        std::string all_done;
+        for (const Active& a : active) all_done += (all_done.empty() ? "" : " && ") + a.done;
+        w.line("if (" + all_done + ") " + (in_loop ? "continue;" : "return Status::Ok;"));
+      }
+      fetch_objects(ready);
+    };
+    emit_scope(
+        w, scope, needs_membership,
+        [&] {
+          if (!locals.reads.empty()) {
+            std::string reads;
+            for (const auto& [pattern, local] : locals.reads) {
+              ChoiceInstance ci{pattern.choice, pattern.args, {}};
+              reads += " " + local + " = " + summary(ci, scope, {}) + ";";
+            }
+            w.line("[[maybe_unused]] const auto refresh = [&] {" + reads + " };");
+          }
+          for (const Active& a : active)
+            emit_clause(w, a.conds, a.hoisted, a.done, scope, origin(a.index), locals);
+        },
+        level);
+  }
+
+  /// The check of one clause in the innermost loop: `hoisted` conditions were evaluated on an
+  /// enclosing level, into the flag `done` (host code among them is known to be false here).
+  void emit_clause(CodeWriter& w, const std::vector<const Condition*>& conds,
+                   const std::vector<bool>& hoisted, const std::string& done, const Scope& scope,
+                   const std::string& origin, const Locals& locals) const {
+    std::vector<const Condition*> dynamic;
+    std::vector<std::string> cached_filters;
+    std::vector<std::string> host_calls;
+    for (std::size_t j = 0; j < conds.size(); ++j) {
+      const Condition& cond = *conds[j];
+      if (cond.kind != Kind::Code) {
+        dynamic.push_back(&cond);
+      } else if (!hoisted[j]) {
+        (cached(cond) ? cached_filters : host_calls).push_back(static_code(cond, scope));
+      }
+    }
+    w.open(done.empty() ? "" : "if (!" + done + ")");
     int opened = 1;
-    for (const std::string& s : statics) {
+    // Cached filters cost a table lookup; other host code is called only when no domain
+    // satisfies the clause.
+    for (const std::string& s : cached_filters) {
       w.open("if (!" + s + ")");
       ++opened;
     }
     for (std::size_t i = 0; i < dynamic.size(); ++i) {
-      w.line("const Truth t" + std::to_string(i) + " = " + truth(*dynamic[i], scope, {}) + ";");
+      w.line("const Truth t" + std::to_string(i) + " = " + truth(*dynamic[i], scope, locals) + ";");
       w.open("if (t" + std::to_string(i) + " != Truth::True)");
       ++opened;
     }
+    for (const std::string& s : host_calls) {
+      w.open("if (!" + s + ")");
+      ++opened;
+    }
     if (dynamic.empty()) {
-      w.line(fail_call(clause, scope, origin));
+      w.line(fail_call(conds, scope, origin));
     } else {
       std::string unknown;
       for (std::size_t i = 0; i < dynamic.size(); ++i) {
         unknown += (i ? " + " : "") + std::string("(t") + std::to_string(i) + " == Truth::Unknown)";
       }
       w.line("const int unknown = " + unknown + ";");
-      w.line("if (unknown == 0) " + fail_call(clause, scope, origin));
+      w.line("if (unknown == 0) " + fail_call(conds, scope, origin));
       w.open("if (unknown == 1)");
       for (std::size_t i = 0; i < dynamic.size(); ++i) {
         if (dynamic.size() > 1) w.open("if (t" + std::to_string(i) + " == Truth::Unknown)");
-        enforce(w, *dynamic[i], scope, origin);
+        enforce(w, *dynamic[i], scope, origin, locals);
         if (dynamic.size() > 1) w.close();
       }
       w.close();
@@ -930,6 +1146,7 @@ class Generator {
     w.line("// The candidate of this space: backbone + decision vector, typed accessors and the");
     w.line("// generated propagators.");
     w.line("#pragma once");
+    w.line("#include <array>");
     w.line("#include <bit>");
     w.line("#include <cstdint>");
     w.line("#include <memory>");
@@ -948,122 +1165,121 @@ class Generator {
     w.line("using sculpt::spacegen::ValueSet;");
     w.line();
     w.open("class Candidate final : public sculpt::spacegen::CandidateBase");
-    w.line(" public:");
-    w.line("  using Backbone = " + o_.backbone_type + ";");
+    w.label("public:");
+    w.line("using Backbone = " + o_.backbone_type + ";");
     w.line(
-        "  /// The layout of the decision vectors of `fun`: compute once, share between "
-        "candidates.");
+        "/// The layout of the decision vectors of `fun`: compute once, share between candidates.");
     w.line(
-        "  static std::shared_ptr<const sculpt::spacegen::Layout> make_layout(const Backbone& "
-        "fun);");
-    w.line("  static const sculpt::spacegen::SpaceTable& space_table();");
-    w.line("  /// The action origin: restrictions that come from the search.");
-    w.line("  static constexpr Origin kAction{0, 0};");
+        "static std::shared_ptr<const sculpt::spacegen::Layout> make_layout(const Backbone& fun);");
+    w.line("static const sculpt::spacegen::SpaceTable& space_table();");
+    w.line("/// The action origin: restrictions that come from the search.");
+    w.line("static constexpr Origin kAction{0, 0};");
     w.line(
-        "  Candidate(std::shared_ptr<Backbone> fun, std::shared_ptr<const "
-        "sculpt::spacegen::Layout> layout);");
+        "Candidate(std::shared_ptr<Backbone> fun, std::shared_ptr<const sculpt::spacegen::Layout> "
+        "layout);");
     w.line(
-        "  /// Posts every constraint and counter, then propagates; call once after construction.");
-    w.line("  [[nodiscard]] Status initialize();");
-    w.line("  std::unique_ptr<sculpt::spacegen::CandidateBase> clone() const override;");
-    w.line(
-        "  const sculpt::spacegen::SpaceTable& table() const override { return space_table(); }");
-    w.line("  const Backbone& backbone() const { return *fun_; }");
+        "/// Posts every constraint and counter, then propagates; call once after construction.");
+    w.line("[[nodiscard]] Status initialize();");
+    w.line("std::unique_ptr<sculpt::spacegen::CandidateBase> clone() const override;");
+    w.line("const sculpt::spacegen::SpaceTable& table() const override { return space_table(); }");
+    w.line("const Backbone& backbone() const { return *fun_; }");
     w.line();
     for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
       const auto& choice = m_.choices[c];
       std::size_t n = choice.args.size();
       std::string name = choice.name;
-      if (!choice.doc.empty()) w.comment(choice.doc, "  /// ");
+      if (!choice.doc.empty()) w.comment(choice.doc, "/// ");
       switch (choice.kind) {
         case ChoiceKind::Enum:
-          w.line("  ValueSet get_" + name + "(" + id_params(n) + ") const;");
-          w.line("  [[nodiscard]] Status restrict_" + name + "(" + id_params_comma(n) +
+          emit_enum_getter(w, c);
+          w.line("[[nodiscard]] Status restrict_" + name + "(" + id_params_comma(n) +
                  "ValueSet values, Origin origin = kAction);");
           break;
         case ChoiceKind::Integer:
-          w.line("  Interval get_" + name + "(" + id_params(n) + ") const;");
-          w.line("  std::vector<std::int64_t> values_" + name + "(" + id_params(n) + ") const;");
-          w.line("  [[nodiscard]] Status restrict_" + name + "(" + id_params_comma(n) +
+          w.line("Interval get_" + name + "(" + id_params(n) + ") const;");
+          w.line("std::vector<std::int64_t> values_" + name + "(" + id_params(n) + ") const;");
+          w.line("[[nodiscard]] Status restrict_" + name + "(" + id_params_comma(n) +
                  "Interval range, Origin origin = kAction);");
-          w.line("  [[nodiscard]] Status restrict_" + name + "_remove(" + id_params_comma(n) +
+          w.line("[[nodiscard]] Status restrict_" + name + "_remove(" + id_params_comma(n) +
                  "std::int64_t value, Origin origin = kAction);");
-          w.line("  [[nodiscard]] Status restrict_" + name + "_like(" + id_params_comma(n) +
+          w.line("[[nodiscard]] Status restrict_" + name + "_like(" + id_params_comma(n) +
                  "const sculpt::spacegen::IntDomainRef& other, Origin origin);");
           break;
         case ChoiceKind::Counter:
-          w.line("  Interval get_" + name + "(" + id_params(n) + ") const;");
-          w.line("  [[nodiscard]] Status bound_" + name + "(" + id_params_comma(n) +
+          w.open("Interval get_" + name + "(" + id_params(n) + ") const");
+          w.line("return counter_state(" + choice_id(c) + ", " + index_expr(c, n) + ").value();");
+          w.close();
+          w.line("[[nodiscard]] Status bound_" + name + "(" + id_params_comma(n) +
                  "Interval range, Origin origin = kAction);");
           break;
       }
     }
     w.line();
-    w.line(" protected:");
-    w.line("  Status on_change(std::uint32_t choice, const ObjectId* ids) override;");
+    w.label("protected:");
+    w.line("Status on_change(std::uint32_t choice, const ObjectId* ids) override;");
     w.line(
-        "  Status restrict_stored(std::uint32_t choice, const ObjectId* ids, const std::uint64_t* "
+        "Status restrict_stored(std::uint32_t choice, const ObjectId* ids, const std::uint64_t* "
         "mask) override;");
-    w.line("  void run_trigger(std::uint32_t trigger, const ObjectId* ids) override;");
-    w.line("  Status instantiate_new_objects() override;");
+    w.line("void run_trigger(std::uint32_t trigger, const ObjectId* ids) override;");
+    w.line("Status instantiate_new_objects() override;");
     w.line();
-    w.line(" private:");
-    w.line("  static constexpr std::uint32_t kNoChoice = ~0u;");
+    w.label("private:");
+    w.line("static constexpr std::uint32_t kNoChoice = ~0u;");
     // Host glue.
     for (SetId s = 0; s < m_.sets.size(); ++s) {
       const auto& set = m_.sets[s];
-      w.line("  static " + set.type + " item_" + set.name + "(const Backbone& fun, ObjectId id);");
-      w.line("  static ObjectId id_" + set.name + "(const Backbone& fun, " + set.type + " item);");
+      w.line("static " + set.type + " item_" + set.name + "(const Backbone& fun, ObjectId id);");
+      w.line("static ObjectId id_" + set.name + "(const Backbone& fun, " + set.type + " item);");
       if (is_parametric(s)) {
-        w.line("  bool member_" + set.name + "(ObjectId parameter, ObjectId id) const;");
+        w.line("bool member_" + set.name + "(ObjectId parameter, ObjectId id) const;");
       } else if (!is_quotient(s)) {
-        w.line("  template <typename F>");
-        w.line("  static void for_each_" + set.name + "(const Backbone& fun, F&& f);");
+        w.line("template <typename F>");
+        w.line("static void for_each_" + set.name + "(const Backbone& fun, F&& f);");
       }
     }
-    w.line("  static Interval constant(std::int64_t v) { return {v, v}; }");
+    w.line("static Interval constant(std::int64_t v) { return {v, v}; }");
     for (std::size_t k = 0; k < filters_.size(); ++k) {
-      w.line("  bool filter_" + std::to_string(k) + "(" + id_params(filters_[k].vars.size()) +
+      w.line("bool filter_" + std::to_string(k) + "(" + id_params(filters_[k].vars.size()) +
              ") const;");
     }
-    w.line("  Status post_all();");
+    w.line("Status post_all();");
     for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
       const auto& choice = m_.choices[c];
       std::size_t n = choice.args.size();
       std::string name = choice.name;
-      w.line("  std::size_t index_" + name + "(" + id_params(n) + ") const;");
-      if (antisymmetric(c)) w.line("  static ValueSet flip_" + name + "(ValueSet values);");
+      emit_index(w, c);
+      if (antisymmetric(c)) emit_flip(w, c);
       switch (choice.kind) {
         case ChoiceKind::Enum:
-          w.line("  Status changed_" + name + "(" + id_params_comma(n) + "ValueSet old);");
+          w.line("Status changed_" + name + "(" + id_params_comma(n) + "ValueSet old);");
           break;
         case ChoiceKind::Integer:
-          w.line("  sculpt::spacegen::IntDomainRef domain_" + name + "(" + id_params(n) + ");");
-          w.line("  Status changed_" + name + "(" + id_params_comma(n) +
+          w.line("sculpt::spacegen::IntDomainRef domain_" + name + "(" + id_params(n) + ");");
+          w.line("Status changed_" + name + "(" + id_params_comma(n) +
                  "Interval old, Origin origin);");
           break;
         case ChoiceKind::Counter:
-          w.line("  Interval derive_" + name + "(" + id_params(n) + ") const;");
-          w.line("  Status update_" + name + "(" + id_params_comma(n) +
+          w.line("Interval derive_" + name + "(" + id_params(n) + ") const;");
+          w.line("Status update_" + name + "(" + id_params_comma(n) +
                  "Interval old_term, Interval new_term);");
-          w.line("  Status set_state_" + name + "(" + id_params_comma(n) +
+          w.line("Status set_state_" + name + "(" + id_params_comma(n) +
                  "const sculpt::spacegen::CounterState& state);");
-          w.line("  Status enforce_" + name + "(" + id_params(n) + ");");
+          w.line("Status enforce_" + name + "(" + id_params(n) + ");");
           break;
       }
     }
     for (const auto& [from, to] : value_maps()) {
-      w.line("  static ValueSet map_" + cname(from) + "_to_" + cname(to) + "(ValueSet values);");
+      w.line("static ValueSet map_" + cname(from) + "_to_" + cname(to) + "(ValueSet values);");
     }
     for (std::size_t i = 0; i < constraints_.size(); ++i) {
-      w.line("  Status propagate_" + std::to_string(i) + "_all();");
+      w.line("Status propagate_" + std::to_string(i) + "_all();");
       for (std::size_t v = 0; v < constraints_[i].vars.size(); ++v) {
-        w.line("  Status propagate_" + std::to_string(i) + "_new_" + constraints_[i].vars[v].name +
+        w.line("Status propagate_" + std::to_string(i) + "_new_" + constraints_[i].vars[v].name +
                "(ObjectId id);");
       }
       auto ps = patterns_of(constraints_[i]);
       for (std::size_t k = 0; k < ps.size(); ++k) {
-        w.line("  Status propagate_" + std::to_string(i) + "_on_" + cname(ps[k].choice) + "_" +
+        w.line("Status propagate_" + std::to_string(i) + "_on_" + cname(ps[k].choice) + "_" +
                std::to_string(k) + "(const ObjectId* ids);");
       }
     }
@@ -1072,36 +1288,103 @@ class Generator {
       auto ps = counter_patterns(i);
       for (std::size_t k = 0; k < ps.size(); ++k) {
         if (rederived_on(i, ps[k].choice)) continue;
-        w.line("  Status count_" + name + "_on_" + cname(ps[k].choice) + "_" + std::to_string(k) +
+        w.line("Status count_" + name + "_on_" + cname(ps[k].choice) + "_" + std::to_string(k) +
                "(const ObjectId* ids, " + summary_type(ps[k].choice) + " old);");
       }
-      if (has_rederive(i)) w.line("  Status rederive_" + name + "();");
+      if (has_rederive(i)) w.line("Status rederive_" + name + "();");
     }
     for (std::size_t t = 0; t < triggers_.size(); ++t) {
-      w.line("  void check_trigger_" + std::to_string(t) + "_all();");
+      w.line("void check_trigger_" + std::to_string(t) + "_all();");
       for (std::size_t v = 0; v < triggers_[t].vars.size(); ++v) {
-        w.line("  void check_trigger_" + std::to_string(t) + "_new_" + triggers_[t].vars[v].name +
+        w.line("void check_trigger_" + std::to_string(t) + "_new_" + triggers_[t].vars[v].name +
                "(ObjectId id);");
       }
       auto ps = patterns_of(triggers_[t]);
       for (std::size_t k = 0; k < ps.size(); ++k) {
-        w.line("  void check_trigger_" + std::to_string(t) + "_on_" + cname(ps[k].choice) + "_" +
+        w.line("void check_trigger_" + std::to_string(t) + "_on_" + cname(ps[k].choice) + "_" +
                std::to_string(k) + "(const ObjectId* ids);");
       }
     }
     for (std::size_t q = 0; q < quotients_.size(); ++q) {
-      w.line("  Status quotient_" + std::to_string(q) +
+      w.line("Status quotient_" + std::to_string(q) +
              "_check(const ObjectId* params, ObjectId x);");
-      w.line("  Status quotient_" + std::to_string(q) +
+      w.line("Status quotient_" + std::to_string(q) +
              "_from(const ObjectId* params, ObjectId first);");
-      w.line("  Status quotient_" + std::to_string(q) + "_all_params(ObjectId first);");
+      w.line("Status quotient_" + std::to_string(q) + "_all_params(ObjectId first);");
+      w.line("Status quotient_" + std::to_string(q) + "_at(ObjectId x);");
     }
     w.line();
-    w.line("  std::shared_ptr<Backbone> fun_;");
+    w.line("std::shared_ptr<Backbone> fun_;");
     w.close(";");
     w.line();
     w.line("}  // namespace " + o_.ns);
     return w.text();
+  }
+
+  /// The byte offset of the stored instance over a0..an (in stored order) of enum choice c.
+  std::string enum_slot(ChoiceId c, std::size_t n, const std::string& ids = "") const {
+    std::string index = ids.empty() ? index_expr(c, n) : "index_" + cname(c) + "(" + ids + ")";
+    return "layout_->choices[" + choice_id(c) + "].offset + " + index + " * sizeof(" +
+           enum_type(c) + ")";
+  }
+
+  /// `get_<c>`, inline: reads are the hot path of propagation.
+  void emit_enum_getter(CodeWriter& w, ChoiceId c) const {
+    std::size_t n = m_.choices[c].args.size();
+    const std::string& name = cname(c);
+    w.open("ValueSet get_" + name + "(" + id_params(n) + ") const");
+    if (triangular(c)) {
+      // Not recursive, so that it inlines.
+      std::string swapped = "load<" + enum_type(c) + ">(" + enum_slot(c, n, "a1, a0") + ")";
+      w.line("if (a0 > a1) return " +
+             (antisymmetric(c) ? "flip_" + name + "(" + swapped + ")" : swapped) + ";");
+    }
+    w.line("return load<" + enum_type(c) + ">(" + enum_slot(c, n) + ");");
+    w.close();
+  }
+
+  /// `index_<c>`: the stored instance over its ids (a0 < a1 for triangular choices).
+  void emit_index(CodeWriter& w, ChoiceId c) const {
+    std::size_t n = m_.choices[c].args.size();
+    w.open("std::size_t index_" + cname(c) + "(" + id_params(n) + ") const");
+    if (triangular(c)) {
+      w.line("return std::size_t{a1} * (a1 - 1) / 2 + a0;");
+    } else if (n == 0) {
+      w.line("return 0;");
+    } else {
+      std::string expr = "std::size_t{a0}";
+      for (std::size_t i = 1; i < n; ++i) {
+        expr = "(" + expr + ") * caps[" + std::to_string(i) + "] + a" + std::to_string(i);
+      }
+      if (n > 1) w.line("const auto& caps = layout_->choices[" + choice_id(c) + "].caps;");
+      w.line("return " + expr + ";");
+    }
+    w.close();
+  }
+
+  /// `flip_<c>`: a domain of (a, b) as the domain of (b, a), through the involution.
+  void emit_flip(CodeWriter& w, ChoiceId c) const {
+    const std::string& name = cname(c);
+    if (num_values(c) <= 8) {
+      std::string involution;
+      for (std::size_t v = 0; v < num_values(c); ++v) {
+        involution += (v ? ", " : "") + std::to_string(involution_of(c, v));
+      }
+      w.line("static constexpr std::array<std::uint8_t, 256> kFlip_" + name +
+             " = sculpt::spacegen::involution_table<" + std::to_string(num_values(c)) + ">({" +
+             involution + "});");
+      w.line("static ValueSet flip_" + name + "(ValueSet values) { return kFlip_" + name +
+             "[values & 0xff]; }");
+      return;
+    }
+    w.open("static ValueSet flip_" + name + "(ValueSet values)");
+    w.line("ValueSet out = 0;");
+    for (std::size_t v = 0; v < num_values(c); ++v) {
+      w.line("if (values & " + hex(std::uint64_t{1} << v) +
+             ") out |= " + hex(std::uint64_t{1} << involution_of(c, v)) + ";");
+    }
+    w.line("return out;");
+    w.close();
   }
 
   std::string summary_type(ChoiceId c) const { return is_enum(c) ? "ValueSet" : "Interval"; }
@@ -1419,43 +1702,9 @@ class Generator {
       const std::string& name = choice.name;
       std::string id = choice_id(c);
       w.comment("Choice " + name + " (" + loc_string(choice.loc) + ").");
-      w.open("std::size_t Candidate::index_" + name + "(" + id_params(n) + ") const");
-      if (triangular(c)) {
-        w.line("return std::size_t{a1} * (a1 - 1) / 2 + a0;");
-      } else if (n == 0) {
-        w.line("return 0;");
-      } else {
-        std::string expr = "std::size_t{a0}";
-        for (std::size_t i = 1; i < n; ++i) {
-          expr = "(" + expr + ") * caps[" + std::to_string(i) + "] + a" + std::to_string(i);
-        }
-        if (n > 1) w.line("const auto& caps = layout_->choices[" + id + "].caps;");
-        w.line("return " + expr + ";");
-      }
-      w.close();
-      if (antisymmetric(c)) {
-        w.open("ValueSet Candidate::flip_" + name + "(ValueSet values)");
-        w.line("ValueSet out = 0;");
-        for (std::size_t v = 0; v < num_values(c); ++v) {
-          w.line("if (values & " + hex(std::uint64_t{1} << v) +
-                 ") out |= " + hex(std::uint64_t{1} << involution_of(c, v)) + ";");
-        }
-        w.line("return out;");
-        w.close();
-      }
-      std::string slot = "layout_->choices[" + id + "].offset + " + index_expr(c, n) +
-                         " * layout_->choices[" + id + "].stride";
       switch (choice.kind) {
         case ChoiceKind::Enum: {
           std::string type = enum_type(c);
-          w.open("ValueSet Candidate::get_" + name + "(" + id_params(n) + ") const");
-          if (triangular(c)) {
-            std::string swapped = "get_" + name + "(a1, a0)";
-            w.line("if (a0 > a1) return " +
-                   (antisymmetric(c) ? "flip_" + name + "(" + swapped + ")" : swapped) + ";");
-          }
-          w.line("return load<" + type + ">(" + slot + ");");
-          w.close();
           w.open("Status Candidate::restrict_" + name + "(" + id_params_comma(n) +
                  "ValueSet values, Origin origin)");
           if (triangular(c)) {
@@ -1464,7 +1713,7 @@ class Generator {
             if (antisymmetric(c)) w.line("values = flip_" + name + "(values);");
             w.close();
           }
-          w.line("const std::size_t slot = " + slot + ";");
+          w.line("const std::size_t slot = " + enum_slot(c, n) + ";");
           w.line("const ValueSet old = load<" + type + ">(slot);");
           w.line("const ValueSet now = old & values;");
           w.line("if (now == old) return Status::Ok;");
@@ -1478,7 +1727,7 @@ class Generator {
           w.open("Status Candidate::changed_" + name + "(" + id_params_comma(n) + "ValueSet old)");
           w.line("(void)old;");
           emit_counter_hooks(w, c, "old");
-          w.line("enqueue(" + id + ", " + index_expr(c, n) + ");");
+          w.line("enqueue(" + id + ", " + index_expr(c, n) + ", {" + id_list(n) + "});");
           w.line("return Status::Ok;");
           w.close();
           break;
@@ -1526,15 +1775,12 @@ class Generator {
           w.line("return fail(origin, " + id + ", ids);");
           w.close();
           emit_counter_hooks(w, c, "old");
-          w.line("enqueue(" + id + ", " + index_expr(c, n) + ");");
+          w.line("enqueue(" + id + ", " + index_expr(c, n) + ", {" + id_list(n) + "});");
           w.line("return Status::Ok;");
           w.close();
           break;
         }
         case ChoiceKind::Counter: {
-          w.open("Interval Candidate::get_" + name + "(" + id_params(n) + ") const");
-          w.line("return counter_state(" + id + ", " + index_expr(c, n) + ").value();");
-          w.close();
           w.open("Status Candidate::bound_" + name + "(" + id_params_comma(n) +
                  "Interval range, Origin origin)");
           w.line("(void)origin;");
@@ -1558,7 +1804,7 @@ class Generator {
           w.line("return fail(" + counter_origin(c) + ", " + id + ", ids);");
           w.close();
           emit_counter_hooks(w, c, "old");
-          w.line("enqueue(" + id + ", index);");
+          w.line("enqueue(" + id + ", index, {" + id_list(n) + "});");
           w.line("return Status::Ok;");
           w.close();
           break;
@@ -1750,7 +1996,7 @@ class Generator {
   /// Sets every instance of counter `c` to its interval derived from scratch.
   void emit_rederive(CodeWriter& w, ChoiceId c) const {
     std::size_t n = m_.choices[c].args.size();
-    Item args_item{m_.choices[c].args, {}};
+    Item args_item{m_.choices[c].args, {}, {}, true};
     Scope scope{&args_item, std::vector<std::string>(n)};
     w.open("");
     emit_scope(w, scope, std::vector<bool>(n, false), [&] {
@@ -1794,15 +2040,14 @@ class Generator {
   void emit_constraint(CodeWriter& w, std::size_t i) const {
     const Item& item = constraints_[i];
     std::string n = std::to_string(i);
+    auto origin = [&](std::size_t k) { return constraint_origin(i, k); };
+    std::vector<std::size_t> all(item.clauses.size());
+    for (std::size_t k = 0; k < all.size(); ++k) all[k] = k;
     constraint_comment(w, i);
     w.open("Status Candidate::propagate_" + n + "_all()");
     {
       Scope scope{&item, std::vector<std::string>(item.vars.size())};
-      emit_scope(w, scope, std::vector<bool>(item.vars.size(), false), [&] {
-        for (std::size_t k = 0; k < item.clauses.size(); ++k) {
-          emit_clause(w, item.clauses[k], scope, constraint_origin(i, k));
-        }
-      });
+      emit_clauses(w, item, all, scope, std::vector<bool>(item.vars.size(), false), origin);
     }
     w.line("return Status::Ok;");
     w.close();
@@ -1815,11 +2060,7 @@ class Generator {
       std::vector<bool> needs(item.vars.size(), false);
       needs[v] = true;
       scope.names[v] = "id";
-      emit_scope(w, scope, needs, [&] {
-        for (std::size_t k = 0; k < item.clauses.size(); ++k) {
-          emit_clause(w, item.clauses[k], scope, constraint_origin(i, k));
-        }
-      });
+      emit_clauses(w, item, all, scope, needs, origin);
       w.line("return Status::Ok;");
       w.close();
       w.line();
@@ -1832,13 +2073,11 @@ class Generator {
              std::to_string(k) + "(const ObjectId* ids)");
       Scope scope{&item, std::vector<std::string>(item.vars.size())};
       std::vector<bool> needs = bind_pattern(w, scope, ps[k]);
-      emit_scope(w, scope, needs, [&] {
-        for (std::size_t c = 0; c < item.clauses.size(); ++c) {
-          if (clause_has(item.clauses[c], ps[k])) {
-            emit_clause(w, item.clauses[c], scope, constraint_origin(i, c));
-          }
-        }
-      });
+      std::vector<std::size_t> reading;
+      for (std::size_t c = 0; c < item.clauses.size(); ++c) {
+        if (clause_has(item.clauses[c], ps[k])) reading.push_back(c);
+      }
+      emit_clauses(w, item, reading, scope, needs, origin);
       w.line("return Status::Ok;");
       w.close();
       w.line();
@@ -1880,8 +2119,8 @@ class Generator {
            mask(q.repr_choice, f) + ", " + origin + ");");
     w.line("int possible = 0;");
     w.line("ObjectId last = 0;");
-    w.open("for (ObjectId y = next_member(" + set_id(elem) + ", 0); y < x; y = next_member(" +
-           set_id(elem) + ", y + 1))");
+    w.open("for (const ObjectId y : members(" + set_id(elem) + "))");
+    w.line("if (y >= x) break;");
     w.line("const Truth cy = " + cond_truth("y") + ";");
     w.line("if (cy == Truth::False) continue;");
     w.line("const Truth e = truth_is(get_" + eq + "(y, x), " +
@@ -1901,8 +2140,8 @@ class Generator {
       for (std::size_t p = 0; p < np; ++p) scope.names[p] = "params[" + std::to_string(p) + "]";
       scope.names[xv] = "x";
       for (const auto& cond : item.clauses[0]) enforce(w, cond, scope, origin);
-      w.open("for (ObjectId y = next_member(" + set_id(elem) + ", 0); y < x; y = next_member(" +
-             set_id(elem) + ", y + 1))");
+      w.open("for (const ObjectId y : members(" + set_id(elem) + "))");
+      w.line("if (y >= x) break;");
       w.line("if (" + cond_truth("y") + " != Truth::True) continue;");
       w.line(check("restrict_" + eq + "(y, x, " +
                    mask(q.equivalence, ~q.equivalence_values & full_mask(q.equivalence)) + ", " +
@@ -1924,25 +2163,32 @@ class Generator {
     w.close();
     w.line();
     w.open("Status Candidate::quotient_" + n + "_from(const ObjectId* params, ObjectId first)");
-    w.open("for (ObjectId x = next_member(" + set_id(elem) +
-           ", first); x < layout_->set_capacity[" + set_id(elem) + "]; x = next_member(" +
-           set_id(elem) + ", x + 1))");
+    w.open("for (const ObjectId x : members(" + set_id(elem) + ", first))");
     w.line(check("quotient_" + n + "_check(params, x)"));
     w.close();
     w.line("return Status::Ok;");
     w.close();
     w.line();
-    w.open("Status Candidate::quotient_" + n + "_all_params(ObjectId first)");
-    {
-      Item params_item{std::vector<Variable>(q.vars.begin(), q.vars.end() - 1), {}};
+    // `call` on `params` for every parameter tuple.
+    auto for_each_params = [&](const std::string& call) {
+      Item params_item{std::vector<Variable>(q.vars.begin(), q.vars.end() - 1), {}, {}, true};
       Scope scope{&params_item, std::vector<std::string>(np)};
       emit_scope(w, scope, std::vector<bool>(np, false), [&] {
         std::string list;
         for (std::size_t p = 0; p < np; ++p) list += (p ? ", " : "") + scope.names[p];
         w.line("const ObjectId params[] = {" + (np ? list : std::string("0")) + "};");
-        w.line(check("quotient_" + n + "_from(params, first)"));
+        w.line(check(call));
       });
-    }
+    };
+    w.open("Status Candidate::quotient_" + n + "_all_params(ObjectId first)");
+    for_each_params("quotient_" + n + "_from(params, first)");
+    w.line("return Status::Ok;");
+    w.close();
+    w.line();
+    w.comment("Checks x under every parameter tuple.");
+    w.open("Status Candidate::quotient_" + n + "_at(ObjectId x)");
+    w.line("if (!is_member(" + set_id(elem) + ", x)) return Status::Ok;");
+    for_each_params("quotient_" + n + "_check(params, x)");
     w.line("return Status::Ok;");
     w.close();
     w.line();
@@ -1954,25 +2200,50 @@ class Generator {
       const spacedsl::Quotient& q = m_.quotients[qi];
       std::size_t np = q.vars.size() - 1;
       std::string n = std::to_string(qi);
-      if (c == q.repr_choice || c == q.equivalence) {
-        // repr(params, x): check x; equivalence(y, x) only matters for the larger one.
-        std::string x =
-            c == q.repr_choice ? "ids[" + std::to_string(np) + "]" : "std::max(ids[0], ids[1])";
-        if (c == q.repr_choice) {
-          w.line(check("quotient_" + n + "_check(ids, " + x + ")"));
-        } else {
-          w.line(check("quotient_" + n + "_all_params(" + x + ")"));
-        }
+      if (c == q.repr_choice) {
+        w.line(check("quotient_" + n + "_check(ids, ids[" + std::to_string(np) + "])"));
         continue;
       }
+      if (c == q.equivalence) {
+        // equivalence(y, x) is read only by the check of the larger one.
+        w.line(check("quotient_" + n + "_at(std::max(ids[0], ids[1]))"));
+      }
+      std::vector<std::string> orientations = {"ids"};
+      if (triangular(c)) orientations.push_back("swapped");
       for (const Pattern& p : patterns_of(quotients_[qi].clauses[0])) {
         if (p.choice != c) continue;
-        auto it = std::find(p.args.begin(), p.args.end(), np);
-        if (it == p.args.end()) {
-          w.line(check("quotient_" + n + "_all_params(0)"));
-        } else {
-          w.line(check("quotient_" + n + "_all_params(ids[" + std::to_string(it - p.args.begin()) +
-                       "])"));
+        auto position = [&](VarId v) -> std::optional<std::size_t> {
+          auto it = std::find(p.args.begin(), p.args.end(), v);
+          if (it == p.args.end()) return std::nullopt;
+          return static_cast<std::size_t>(it - p.args.begin());
+        };
+        bool params_bound = true;
+        for (VarId v = 0; v < np; ++v) {
+          params_bound =
+              params_bound && position(v) && !is_parametric(effective_set(q.vars[v].set));
+        }
+        for (const std::string& ids : orientations) {
+          // The condition of x changed: x and the larger elements may change their
+          // representative, under the parameters the instance names (or all of them).
+          std::optional<std::size_t> x = position(np);
+          std::string first = x ? ids + "[" + std::to_string(*x) + "]" : "0";
+          if (!params_bound) {
+            w.line(check("quotient_" + n + "_all_params(" + first + ")"));
+            continue;
+          }
+          w.open("");
+          std::string params;
+          std::string members;
+          for (VarId v = 0; v < np; ++v) {
+            std::string id = ids + "[" + std::to_string(*position(v)) + "]";
+            params += (v ? ", " : "") + id;
+            members += std::string(v ? " && " : "") + "is_member(" +
+                       set_id(membership_set(q.vars[v].set)) + ", " + id + ")";
+          }
+          w.line("const ObjectId params[] = {" + (np ? params : std::string("0")) + "};");
+          std::string call = check("quotient_" + n + "_from(params, " + first + ")");
+          w.line(np ? "if (" + members + ") " + call : call);
+          w.close();
         }
       }
     }
@@ -2004,7 +2275,7 @@ class Generator {
   }
 
   /// Emits `const Interval <name> = ...;`: the term's contribution in `scope`.
-  void emit_term(CodeWriter& w, std::size_t i, const Scope& scope, const Override& ov,
+  void emit_term(CodeWriter& w, std::size_t i, const Scope& scope, const Locals& ov,
                  const std::string& name) const {
     ChoiceId c = counter_ids_[i];
     const spacedsl::Counter& counter = *m_.choices[c].counter;
@@ -2100,7 +2371,7 @@ class Generator {
       Scope scope{&item, std::vector<std::string>(item.vars.size())};
       std::vector<bool> needs = bind_pattern(w, scope, ps[k]);
       emit_scope(w, scope, needs, [&] {
-        emit_term(w, i, scope, Override{&ps[k], "old"}, "old_term");
+        emit_term(w, i, scope, Locals{{{ps[k], "old"}}}, "old_term");
         emit_term(w, i, scope, {}, "new_term");
         std::string ids;
         for (std::size_t a = 0; a < n; ++a) ids += scope.names[a] + ", ";
@@ -2111,7 +2382,7 @@ class Generator {
         std::string args;
         for (std::size_t a = 0; a < n; ++a) args += (a ? ", " : "") + scope.names[a];
         w.line("// The term's conditions may still have changed what the bounds force.");
-        w.line("enqueue(" + choice_id(c) + ", index_" + name + "(" + args + "));");
+        w.line("enqueue(" + choice_id(c) + ", index_" + name + "(" + args + "), {" + args + "});");
         w.close();
       });
       w.line("return Status::Ok;");
@@ -2177,7 +2448,7 @@ class Generator {
         w.close();
         if (counter.value.choice) {
           w.open("if (counted == Truth::True)");
-          w.line(restrict_range(*counter.value.choice, scope, "slack.value", origin));
+          w.line(check(restrict_range(*counter.value.choice, scope, "slack.value", origin)));
           w.close();
         }
       });

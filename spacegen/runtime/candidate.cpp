@@ -83,19 +83,6 @@ std::optional<Action> action_from_json(std::string_view text, std::string* error
 CandidateBase::CandidateBase(std::shared_ptr<const Layout> layout)
     : layout_(std::move(layout)), block_(layout_->initial) {}
 
-ObjectId CandidateBase::next_member(std::size_t set, ObjectId from) const {
-  const std::uint32_t cap = layout_->set_capacity[set];
-  const unsigned char* bits = bytes() + layout_->set_offset[set];
-  for (ObjectId id = from; id < cap; ++id) {
-    if (bits[id / 8] == 0) {
-      id |= 7;
-      continue;
-    }
-    if ((bits[id / 8] >> (id % 8)) & 1) return id;
-  }
-  return cap;
-}
-
 std::span<const std::int64_t> CandidateBase::universe(std::uint32_t choice,
                                                       std::size_t index) const {
   const ChoiceLayout& l = layout_->choices[choice];
@@ -130,18 +117,19 @@ void CandidateBase::add_universe(std::uint32_t choice, std::size_t index,
   for (std::size_t b = n; b < l.stride * 8; ++b) words[b / 64] &= ~(std::uint64_t{1} << (b % 64));
 }
 
-void CandidateBase::enqueue(std::uint32_t choice, std::size_t index) {
+void CandidateBase::enqueue(std::uint32_t choice, std::size_t index,
+                            const std::array<ObjectId, kMaxArity>& ids) {
   std::size_t slot = layout_->choices[choice].first_instance + index;
   if (t_stamps.stamp.size() < layout_->instances) t_stamps.stamp.resize(layout_->instances, 0);
   if (queue_.empty()) queue_epoch_ = t_stamps.next_epoch++;
   if (t_stamps.stamp[slot] == queue_epoch_) return;
   t_stamps.stamp[slot] = queue_epoch_;
-  queue_.emplace_back(choice, index);
+  queue_.push_back({choice, index, ids});
 }
 
 void CandidateBase::clear_queue() {
-  for (auto [choice, index] : queue_) {
-    t_stamps.stamp[layout_->choices[choice].first_instance + index] = 0;
+  for (const QueuedInstance& q : queue_) {
+    t_stamps.stamp[layout_->choices[q.choice].first_instance + q.index] = 0;
   }
   queue_.clear();
   pending_triggers_.clear();
@@ -177,14 +165,12 @@ bool CandidateBase::fire_trigger(std::uint32_t trigger, const ObjectId* ids, std
 
 Status CandidateBase::propagate() {
   if (conflict_) return Status::Conflict;
-  std::array<ObjectId, kMaxArity> ids{};
   while (true) {
     // FIFO over a vector: process in insertion order, compact when drained.
     for (std::size_t head = 0; head < queue_.size(); ++head) {
-      auto [choice, index] = queue_[head];
-      t_stamps.stamp[layout_->choices[choice].first_instance + index] = 0;
-      layout_->decode(choice, index, ids.data());
-      if (on_change(choice, ids.data()) == Status::Conflict) {
+      const QueuedInstance q = queue_[head];
+      t_stamps.stamp[layout_->choices[q.choice].first_instance + q.index] = 0;
+      if (on_change(q.choice, q.ids.data()) == Status::Conflict) {
         queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(head + 1));
         clear_queue();
         return Status::Conflict;

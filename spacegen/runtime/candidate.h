@@ -4,7 +4,9 @@
 // conflict record, and the type-erased view the search uses (open instances, restriction,
 // actions, hashing, serialization).
 #include <array>
+#include <bit>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -55,6 +57,48 @@ std::string to_json(const Action& action);
 /// Parses one action; nullopt with a message in `error` for malformed text.
 std::optional<Action> action_from_json(std::string_view text, std::string* error);
 
+/// The members of a set in increasing id order, read word by word from its membership bitset.
+/// Propagation never adds members (only instantiate_new_objects does, between loops), so a
+/// range stays valid while it is iterated.
+class MemberRange {
+ public:
+  class Iterator {
+   public:
+    Iterator(const std::uint64_t* words, std::size_t num_words, ObjectId from)
+        : words_(words), word_(from / 64), num_words_(num_words) {
+      if (word_ < num_words_) bits_ = words_[word_] & (~std::uint64_t{0} << (from % 64));
+      skip_empty_words();
+    }
+    ObjectId operator*() const {
+      return static_cast<ObjectId>(word_ * 64 + static_cast<std::size_t>(std::countr_zero(bits_)));
+    }
+    Iterator& operator++() {
+      bits_ &= bits_ - 1;
+      skip_empty_words();
+      return *this;
+    }
+    bool operator==(std::default_sentinel_t) const { return word_ >= num_words_; }
+
+   private:
+    void skip_empty_words() {
+      while (bits_ == 0 && ++word_ < num_words_) bits_ = words_[word_];
+    }
+    const std::uint64_t* words_;
+    std::size_t word_;
+    std::size_t num_words_;
+    std::uint64_t bits_ = 0;
+  };
+  MemberRange(const std::uint64_t* words, std::size_t num_words, ObjectId from)
+      : words_(words), num_words_(num_words), from_(from) {}
+  Iterator begin() const { return {words_, num_words_, from_}; }
+  std::default_sentinel_t end() const { return {}; }
+
+ private:
+  const std::uint64_t* words_;
+  std::size_t num_words_;
+  ObjectId from_;
+};
+
 class CandidateBase {
  public:
   virtual ~CandidateBase() = default;
@@ -96,8 +140,7 @@ class CandidateBase {
   std::string to_string() const;
   std::size_t block_bytes() const { return block_.size() * sizeof(std::uint64_t); }
   bool is_member(std::size_t set, ObjectId id) const {
-    std::size_t off = layout_->set_offset[set];
-    return id < layout_->set_capacity[set] && ((bytes()[off + id / 8] >> (id % 8)) & 1);
+    return id < layout_->set_capacity[set] && ((member_words(set)[id / 64] >> (id % 64)) & 1);
   }
 
  protected:
@@ -115,6 +158,10 @@ class CandidateBase {
   /// Generated: after lowerings, registers new objects and propagates what they bring.
   virtual Status instantiate_new_objects() = 0;
 
+  /// The membership bitset of a plain set (word aligned in the block).
+  const std::uint64_t* member_words(std::size_t set) const {
+    return block_.data() + layout_->set_offset[set] / 8;
+  }
   const unsigned char* bytes() const {
     return reinterpret_cast<const unsigned char*>(block_.data());
   }
@@ -130,10 +177,12 @@ class CandidateBase {
     std::memcpy(bytes() + offset, &v, sizeof v);
   }
   void add_member(std::size_t set, ObjectId id) {
-    bytes()[layout_->set_offset[set] + id / 8] |= static_cast<unsigned char>(1u << (id % 8));
+    block_[layout_->set_offset[set] / 8 + id / 64] |= std::uint64_t{1} << (id % 64);
   }
-  /// The next member of `set` at or after `from`, or the capacity.
-  ObjectId next_member(std::size_t set, ObjectId from) const;
+  /// The members of `set` with an id at least `from`, in increasing order.
+  MemberRange members(std::size_t set, ObjectId from = 0) const {
+    return {member_words(set), (layout_->set_capacity[set] + 63) / 64, from};
+  }
 
   std::span<const std::int64_t> universe(std::uint32_t choice, std::size_t index) const;
   /// Whether the universe of an integer instance is known (from the layout or a lowering).
@@ -157,8 +206,9 @@ class CandidateBase {
     store(l.offset + index * l.stride, s);
   }
 
-  /// Schedules the propagators of a changed instance (deduplicated until processed).
-  void enqueue(std::uint32_t choice, std::size_t index);
+  /// Schedules the propagators of a changed instance (deduplicated until processed); `ids`
+  /// are its objects in stored order.
+  void enqueue(std::uint32_t choice, std::size_t index, const std::array<ObjectId, kMaxArity>& ids);
   /// Records a conflict on the instance and returns Status::Conflict.
   Status fail(Origin origin, std::uint32_t choice, const ObjectId* ids);
   /// Marks trigger `t` as fired for `ids` (over capacities `caps`) and queues its lowering;
@@ -184,7 +234,13 @@ class CandidateBase {
   template <typename F>
   void for_each_live(F&& f) const;
 
-  std::vector<std::pair<std::uint32_t, std::size_t>> queue_;
+  struct QueuedInstance {
+    std::uint32_t choice;
+    std::size_t index;
+    std::array<ObjectId, kMaxArity> ids;
+  };
+
+  std::vector<QueuedInstance> queue_;
   std::uint64_t queue_epoch_ = 0;  // identifies this queue in the thread's dedup stamps
   std::vector<PendingTrigger> pending_triggers_;
   std::shared_ptr<const ExtraUniverses> extra_universes_;

@@ -3,6 +3,7 @@
 // Enum domains are bitsets over the choice's values; integer domains are bitsets over a
 // per-instance universe of sorted values; counters are intervals.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -57,6 +58,25 @@ struct Interval {
   friend bool operator==(const Interval&, const Interval&) = default;
 };
 
+/// The flip of every domain of an antisymmetric choice of at most 8 values, indexed by the
+/// domain: value i of (a, b) is value involution[i] of (b, a).
+template <std::size_t N>
+constexpr std::array<std::uint8_t, 256> involution_table(
+    const std::array<std::uint8_t, N>& involution) {
+  static_assert(N <= 8, "one byte of domain");
+  std::array<std::uint8_t, 256> table{};
+  for (std::size_t domain = 0; domain < 256; ++domain) {
+    for (std::size_t v = 0; v < N; ++v) {
+      if ((domain >> v) & 1) table[domain] |= static_cast<std::uint8_t>(1u << involution[v]);
+    }
+  }
+  return table;
+}
+
+/// Whether a domain holds exactly one value (std::has_single_bit calls a library popcount on
+/// targets without the instruction).
+inline bool single_value(ValueSet domain) { return domain != 0 && (domain & (domain - 1)) == 0; }
+
 inline Truth truth_is(ValueSet domain, ValueSet values) {
   if ((domain & values) == 0) return Truth::False;
   if ((domain & ~values) == 0) return Truth::True;
@@ -66,7 +86,7 @@ inline Truth truth_is(ValueSet domain, ValueSet values) {
 /// `a == b` for enum domains expressed over the same values.
 inline Truth truth_enum_equal(ValueSet a, ValueSet b) {
   if ((a & b) == 0) return Truth::False;
-  if (std::has_single_bit(a) && a == b) return Truth::True;
+  if (single_value(a) && a == b) return Truth::True;
   return Truth::Unknown;
 }
 
