@@ -118,7 +118,11 @@ TEST(GpuSpace, ThreadsPerBlockAreBoundedByTheDevice) {
                                                  gpu_space::values::thread_mapping::MAPPED),
               spacegen::Status::Ok);
   }
+  // The product bounds a level once every level's use is known (an undecided level may still
+  // count for nothing, a size of 0 times the others).
   ASSERT_EQ(candidate->restrict_level_used(1, gpu_space::values::level_used::YES),
+            spacegen::Status::Ok);
+  ASSERT_EQ(candidate->restrict_level_used(2, gpu_space::values::level_used::NO),
             spacegen::Status::Ok);
   ASSERT_EQ(candidate->propagate(), spacegen::Status::Ok);
   EXPECT_EQ(candidate->get_dim_kind(stmt(kernel, *tiles[1])), kind::THREAD);
