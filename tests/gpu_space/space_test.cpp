@@ -9,8 +9,8 @@
 #include <random>
 
 #include "backbone/zoo/zoo.h"
-#include "search/descent.h"
 #include "gpu_space/space.h"
+#include "search/descent.h"
 
 namespace sculpt::gpu_space {
 namespace {
@@ -104,7 +104,8 @@ TEST(GpuSpace, ThreadsPerBlockAreBoundedByTheDevice) {
   // The two outer tile dims of the output's two logical dims, as 16 x 16 threads.
   for (const backbone::LogicalDim* logical : kernel.logical_dims()) {
     for (const backbone::Dimension* d : kernel.tile_dims(logical->id)) {
-      if (tiles.size() < 2 && d->level == 0 && candidate->get_dim_kind(stmt(kernel, *d)) & kind::THREAD) {
+      if (tiles.size() < 2 && d->level == 0 &&
+          candidate->get_dim_kind(stmt(kernel, *d)) & kind::THREAD) {
         if (std::ranges::none_of(tiles, [&](auto* t) { return t->logical == d->logical; })) {
           tiles.push_back(d);
         }

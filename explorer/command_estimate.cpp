@@ -1,0 +1,111 @@
+// `sculpt estimate`: the size of a kernel's implementation space at one problem size (the
+// number of fully specified candidates), by Knuth's random descents and Chen's heuristic
+// sampling (search/estimate.h), each with its 95% interval, the rate of dead ends, the time
+// taken and the rate of samples.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "backbone/zoo/zoo.h"
+#include "explorer/command.h"
+#include "gpu_space/space.h"
+#include "search/estimate.h"
+
+namespace sculpt::explorer {
+namespace {
+
+struct EstimateOptions {
+  std::string kernel;
+  std::string size;
+  std::string method = "both";
+  std::int64_t samples = 1000;
+  std::uint64_t seed = 1;
+};
+
+/// Three significant digits, exponents written as in the paper (1.83e21); small counts whole.
+std::string format_count(double count) {
+  if (count < 1e6) return fmt::format("{:.6g}", count);
+  const std::string text = fmt::format("{:.2e}", count);
+  const std::size_t e = text.find('e');
+  return text.substr(0, e) + "e" + std::to_string(std::stoi(text.substr(e + 1)));
+}
+
+std::string format_interval(const search::MeanEstimate& estimate) {
+  return fmt::format("{}  [{}, {}] 95%", format_count(estimate.mean), format_count(estimate.low),
+                     format_count(estimate.high));
+}
+
+/// Runs `estimate` and returns its result with the seconds it took.
+template <typename F>
+auto timed(F&& estimate) {
+  const auto start = std::chrono::steady_clock::now();
+  auto result = estimate();
+  const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
+  return std::pair{std::move(result), seconds.count()};
+}
+
+int run_estimate(const EstimateOptions& options) {
+  const bool knuth = options.method == "knuth" || options.method == "both";
+  const bool chen = options.method == "chen" || options.method == "both";
+  if (!knuth && !chen) {
+    fmt::print(stderr, "sculpt estimate: --method is '{}', not knuth, chen or both\n",
+               options.method);
+    return kExitUsage;
+  }
+  if (options.samples <= 0) {
+    fmt::print(stderr, "sculpt estimate: --samples is {}, not a positive number\n",
+               options.samples);
+    return kExitUsage;
+  }
+  const backbone::ZooLookup lookup = backbone::lookup_kernel(options.kernel, options.size);
+  if (!lookup.ok()) {
+    fmt::print(stderr, "sculpt estimate: {}\n", lookup.error);
+    return kExitUsage;
+  }
+  const gpu_space::DeviceDescription device = gpu_space::DeviceDescription::sm90();
+  const auto root = gpu_space::make_root(lookup.info->build(lookup.sizes), device);
+  fmt::print("{} {} on {}: {} open choices at the root\n", lookup.info->name,
+             backbone::format_sizes(lookup.sizes), device.name, root->open_instances().size());
+  if (root->conflict()) fmt::print("the space is empty: {}\n", root->conflict()->to_string());
+  const auto samples = static_cast<std::size_t>(options.samples);
+  if (knuth) {
+    const auto [estimate, seconds] =
+        timed([&] { return search::knuth_estimate(*root, samples, options.seed); });
+    const search::Proportion& dead = estimate.dead_ends;
+    fmt::print(
+        "knuth  {}, {} samples, dead ends {:.1f}% [{:.1f}%, {:.1f}%], mean depth {:.1f}, "
+        "{:.1f} s, {:.1f} samples/s\n",
+        format_interval(estimate.leaves), samples, 100 * dead.rate, 100 * dead.low, 100 * dead.high,
+        estimate.mean_depth, seconds, static_cast<double>(samples) / seconds);
+  }
+  if (chen) {
+    const auto [estimate, seconds] =
+        timed([&] { return search::chen_estimate(*root, samples, options.seed); });
+    fmt::print("chen   {}, {} probes, {:.1f} nodes expanded per probe, {:.1f} s, {:.2f} probes/s\n",
+               format_interval(estimate.leaves), samples, estimate.mean_expanded, seconds,
+               static_cast<double>(samples) / seconds);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_estimate_command(CLI::App& sculpt) {
+  auto options = std::make_shared<EstimateOptions>();
+  CLI::App* app = sculpt.add_subcommand(
+      "estimate", "Estimate the number of fully specified candidates of a kernel's space");
+  app->add_option("--kernel", options->kernel, "Zoo kernel (see `sculpt kernels`)")->required();
+  app->add_option("--size", options->size, "Problem size, e.g. 1024x1024x1024 (default sizes)");
+  app->add_option("--method", options->method, "knuth, chen or both")->capture_default_str();
+  app->add_option("--samples", options->samples,
+                  "Knuth descents and Chen probes, each (the paper took 100000 and 1000)")
+      ->capture_default_str();
+  app->add_option("--seed", options->seed, "Seed of the random choices")->capture_default_str();
+  return Command{app, [options] { return run_estimate(*options); }};
+}
+
+}  // namespace sculpt::explorer

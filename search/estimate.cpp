@@ -1,0 +1,178 @@
+#include "search/estimate.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "search/descent.h"
+#include "support/check.h"
+
+namespace sculpt::search {
+
+using spacegen::CandidateBase;
+using spacegen::InstanceRef;
+
+namespace {
+
+constexpr double kZ95 = 1.959963984540054;  // two-sided 95% quantile of the standard normal
+
+std::size_t open_choices(const CandidateBase& node) { return node.open_instances().size(); }
+
+}  // namespace
+
+MeanEstimate mean_estimate(std::span<const double> samples) {
+  MeanEstimate estimate;
+  estimate.samples = samples.size();
+  if (samples.empty()) return estimate;
+  // Welford's update: the samples span many orders of magnitude.
+  double mean = 0;
+  double squares = 0;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const double delta = samples[i] - mean;
+    mean += delta / static_cast<double>(i + 1);
+    squares += delta * (samples[i] - mean);
+  }
+  const double n = static_cast<double>(samples.size());
+  estimate.mean = mean;
+  estimate.standard_error = samples.size() > 1 ? std::sqrt(squares / (n - 1) / n) : 0;
+  estimate.low = std::max(0.0, mean - kZ95 * estimate.standard_error);
+  estimate.high = mean + kZ95 * estimate.standard_error;
+  return estimate;
+}
+
+Proportion proportion(std::size_t hits, std::size_t samples) {
+  SCULPT_CHECK(hits <= samples) << hits << " hits among " << samples << " samples";
+  Proportion p{hits, samples, 0, 0, 1};
+  if (samples == 0) return p;
+  const double n = static_cast<double>(samples);
+  const double z2 = kZ95 * kZ95;
+  p.rate = static_cast<double>(hits) / n;
+  const double center = (p.rate + z2 / (2 * n)) / (1 + z2 / n);
+  const double half = kZ95 / (1 + z2 / n) * std::sqrt(p.rate * (1 - p.rate) / n + z2 / (4 * n * n));
+  // At 0 or every hit the bound is exact; rounding would leave it a hair inside.
+  p.low = hits == 0 ? 0.0 : std::max(0.0, center - half);
+  p.high = hits == samples ? 1.0 : std::min(1.0, center + half);
+  return p;
+}
+
+KnuthSample knuth_sample(const CandidateBase& root, std::mt19937_64& rng) {
+  KnuthSample sample;
+  if (root.conflict()) {
+    sample.dead_end = true;
+    return sample;
+  }
+  sample.leaves = 1;
+  std::unique_ptr<CandidateBase> node = root.clone();
+  while (std::optional<InstanceRef> choice = node->first_open_instance()) {
+    std::vector<std::unique_ptr<CandidateBase>> children =
+        valid_children(*node, *choice, &sample.propagations);
+    if (children.empty()) {
+      sample.leaves = 0;
+      sample.dead_end = true;
+      return sample;
+    }
+    sample.leaves *= static_cast<double>(children.size());
+    std::uniform_int_distribution<std::size_t> pick(0, children.size() - 1);
+    node = std::move(children[pick(rng)]);
+    ++sample.depth;
+  }
+  return sample;
+}
+
+KnuthEstimate knuth_estimate(const CandidateBase& root, std::size_t samples, std::uint64_t seed) {
+  SCULPT_CHECK(samples > 0) << "Knuth's estimate needs at least one sample";
+  std::mt19937_64 rng(seed);
+  KnuthEstimate estimate;
+  std::vector<double> leaves;
+  leaves.reserve(samples);
+  std::size_t dead_ends = 0;
+  double depths = 0;
+  for (std::size_t i = 0; i < samples; ++i) {
+    const KnuthSample sample = knuth_sample(root, rng);
+    leaves.push_back(sample.leaves);
+    dead_ends += sample.dead_end;
+    depths += static_cast<double>(sample.depth);
+    estimate.propagations += sample.propagations;
+  }
+  estimate.leaves = mean_estimate(leaves);
+  estimate.dead_ends = proportion(dead_ends, samples);
+  estimate.mean_depth = depths / static_cast<double>(samples);
+  spdlog::debug("knuth: {} samples, mean {:.3g}, standard error {:.3g}, {} dead ends", samples,
+                estimate.leaves.mean, estimate.leaves.standard_error, dead_ends);
+  return estimate;
+}
+
+// Heuristic sampling, after P. C. Chen, "Heuristic sampling: a method for predicting the
+// performance of tree searching programs", SIAM Journal on Computing 21(2), 1992. A stratifier
+// sorts nodes into strata, classes of nodes expected to root similar subtrees, ordered so that
+// a node's children always fall in later strata than the node. A probe keeps a queue of strata,
+// each represented by one node and a weight (how many nodes of the tree it stands for); it
+// starts with the root of weight 1 and repeatedly takes out the earliest stratum. A leaf adds
+// its weight to the estimate; an inner node of weight w gives each valid child weight w and
+// files it under the child's stratum: a new stratum takes the child as its representative,
+// an existing one adds w to its weight and takes the child as its representative with
+// probability w / (the new total weight). Each node of a stratum thus ends up representing it
+// with probability proportional to the weight it brings, which keeps the estimate unbiased.
+// With the depth alone as the stratifier a probe is Knuth's descent; with one stratum per node
+// it counts exactly. The stratifier is the paper's: (depth, open choices left), depth first, so a
+// stratum is taken out only once every node that can fall into it has been filed.
+ChenProbe chen_probe(const CandidateBase& root, std::mt19937_64& rng) {
+  ChenProbe probe;
+  if (root.conflict()) return probe;
+  struct Stratum {
+    std::unique_ptr<CandidateBase> node;
+    double weight = 0;
+  };
+  using Key = std::pair<std::size_t, std::size_t>;  // (depth, open choices left)
+  std::map<Key, Stratum> queue;
+  queue.emplace(Key{0, open_choices(root)}, Stratum{root.clone(), 1});
+  std::uniform_real_distribution<double> uniform(0, 1);
+  while (!queue.empty()) {
+    auto first = queue.begin();
+    const std::size_t depth = first->first.first;
+    const Stratum stratum = std::move(first->second);
+    queue.erase(first);
+    const std::optional<InstanceRef> choice = stratum.node->first_open_instance();
+    if (!choice) {
+      probe.leaves += stratum.weight;
+      continue;
+    }
+    ++probe.expanded;
+    for (std::unique_ptr<CandidateBase>& child :
+         valid_children(*stratum.node, *choice, &probe.propagations)) {
+      const Key key{depth + 1, open_choices(*child)};
+      auto [it, inserted] = queue.try_emplace(key);
+      Stratum& filed = it->second;
+      filed.weight += stratum.weight;
+      if (inserted || uniform(rng) < stratum.weight / filed.weight) filed.node = std::move(child);
+    }
+  }
+  return probe;
+}
+
+ChenEstimate chen_estimate(const CandidateBase& root, std::size_t probes, std::uint64_t seed) {
+  SCULPT_CHECK(probes > 0) << "Chen's estimate needs at least one probe";
+  std::mt19937_64 rng(seed);
+  ChenEstimate estimate;
+  std::vector<double> leaves;
+  leaves.reserve(probes);
+  double expanded = 0;
+  for (std::size_t i = 0; i < probes; ++i) {
+    const ChenProbe probe = chen_probe(root, rng);
+    leaves.push_back(probe.leaves);
+    expanded += static_cast<double>(probe.expanded);
+    estimate.propagations += probe.propagations;
+  }
+  estimate.leaves = mean_estimate(leaves);
+  estimate.mean_expanded = expanded / static_cast<double>(probes);
+  spdlog::debug("chen: {} probes, mean {:.3g}, standard error {:.3g}", probes, estimate.leaves.mean,
+                estimate.leaves.standard_error);
+  return estimate;
+}
+
+}  // namespace sculpt::search

@@ -1,0 +1,86 @@
+#pragma once
+// Estimates of the size of a space: the number of fully specified candidates below a
+// candidate, without enumerating them (the paper's section 5.3). The tree is the one a search
+// walks: at each node the first open choice is fixed, the children are its values whose
+// restriction propagates without conflict, the leaves are the fully specified candidates, and a
+// node without valid children is a dead end (propagation had not seen the conflict) that counts
+// no leaf. Both estimators are unbiased; their intervals come from repeating them.
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <span>
+
+#include "spacegen/runtime/candidate.h"
+
+namespace sculpt::search {
+
+/// The mean of independent samples with its standard error and a 95% confidence interval from
+/// the normal approximation (mean ± 1.96 standard errors, the lower end clamped at 0 since the
+/// samples are counts). The samples of both estimators are heavy-tailed, so on small sample
+/// counts the interval is optimistic.
+struct MeanEstimate {
+  std::size_t samples = 0;
+  double mean = 0;
+  double standard_error = 0;
+  double low = 0;
+  double high = 0;
+};
+MeanEstimate mean_estimate(std::span<const double> samples);
+
+/// A proportion with its 95% Wilson score interval, which unlike the normal approximation stays
+/// inside [0, 1] and is not empty when no or every sample hits (dead-end rates are often ~0).
+struct Proportion {
+  std::size_t hits = 0;
+  std::size_t samples = 0;
+  double rate = 0;
+  double low = 0;
+  double high = 0;
+};
+Proportion proportion(std::size_t hits, std::size_t samples);
+
+/// One descent of Knuth's method (Knuth 1975, "Estimating the efficiency of backtrack
+/// programs"): from the root, pick a valid child uniformly until a leaf or a dead end.
+struct KnuthSample {
+  /// The product of the numbers of valid children along the path; 0 at a dead end.
+  double leaves = 0;
+  /// Decisions taken before the leaf or the dead end.
+  std::size_t depth = 0;
+  bool dead_end = false;
+  /// Restrictions propagated (every value of every choice on the path is tried).
+  std::size_t propagations = 0;
+};
+KnuthSample knuth_sample(const spacegen::CandidateBase& root, std::mt19937_64& rng);
+
+struct KnuthEstimate {
+  MeanEstimate leaves;
+  /// Descents that end at a dead end: the probability that a uniform random descent (the
+  /// paper's "Dead Ends" column, and search/descent.h's random_descent) finds no candidate.
+  Proportion dead_ends;
+  double mean_depth = 0;
+  std::size_t propagations = 0;
+};
+/// `samples` descents (at least 1) from `root`, deterministic for a given seed.
+KnuthEstimate knuth_estimate(const spacegen::CandidateBase& root, std::size_t samples,
+                             std::uint64_t seed);
+
+/// One probe of Chen's heuristic sampling (see estimate.cpp), over strata keyed by the
+/// lexicographic pair (depth, open choices left), as in the paper.
+struct ChenProbe {
+  /// The sum of the weights of the leaves reached.
+  double leaves = 0;
+  /// Nodes whose children were generated (one per stratum met).
+  std::size_t expanded = 0;
+  std::size_t propagations = 0;
+};
+ChenProbe chen_probe(const spacegen::CandidateBase& root, std::mt19937_64& rng);
+
+struct ChenEstimate {
+  MeanEstimate leaves;
+  double mean_expanded = 0;
+  std::size_t propagations = 0;
+};
+/// `probes` probes (at least 1) from `root`, deterministic for a given seed.
+ChenEstimate chen_estimate(const spacegen::CandidateBase& root, std::size_t probes,
+                           std::uint64_t seed);
+
+}  // namespace sculpt::search

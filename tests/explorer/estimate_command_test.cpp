@@ -1,0 +1,80 @@
+// `sculpt estimate`: the report of both methods on a small kernel, its determinism for a seed,
+// and the user errors (unknown kernel, malformed size, bad method, no samples) that exit with
+// the usage code and one message on stderr.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "tests/explorer/run_sculpt.h"
+
+namespace sculpt::explorer {
+namespace {
+
+Outcome run_estimate(std::vector<std::string> args) {
+  args.insert(args.begin(), "estimate");
+  return run_sculpt(std::move(args));
+}
+
+TEST(EstimateCommand, ReportsBothMethods) {
+  const Outcome outcome =
+      run_estimate({"--kernel", "axpy", "--size", "1024", "--samples", "2", "--seed", "3"});
+  ASSERT_EQ(outcome.code, kExitOk) << outcome.err;
+  EXPECT_EQ(outcome.out.rfind("axpy 1024 on sm_90: ", 0), 0u) << outcome.out;
+  EXPECT_NE(outcome.out.find("\nknuth  "), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.out.find("] 95%, 2 samples, dead ends "), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.out.find("\nchen   "), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.out.find("] 95%, 2 probes, "), std::string::npos) << outcome.out;
+  EXPECT_TRUE(outcome.err.empty()) << outcome.err;
+}
+
+TEST(EstimateCommand, SameSeedSameReport) {
+  const std::vector<std::string> args = {"--kernel", "axpy",      "--size", "1024",   "--method",
+                                         "knuth",    "--samples", "10",     "--seed", "5"};
+  auto without_time = [](const std::string& text) { return text.substr(0, text.find(" s, ")); };
+  EXPECT_EQ(without_time(run_estimate(args).out), without_time(run_estimate(args).out));
+}
+
+struct BadEstimate {
+  std::string name;
+  std::vector<std::string> args;
+  std::string message;
+};
+
+class EstimateCommandErrors : public testing::TestWithParam<BadEstimate> {};
+
+TEST_P(EstimateCommandErrors, OneMessageAndUsageExit) {
+  const Outcome outcome = run_estimate(GetParam().args);
+  EXPECT_EQ(outcome.code, kExitUsage);
+  EXPECT_TRUE(outcome.out.empty()) << outcome.out;
+  EXPECT_EQ(outcome.err.rfind("sculpt estimate: " + GetParam().message, 0), 0u) << outcome.err;
+  EXPECT_EQ(std::count(outcome.err.begin(), outcome.err.end(), '\n'), 1) << outcome.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Inputs, EstimateCommandErrors,
+                         testing::Values(BadEstimate{"UnknownKernel",
+                                                     {"--kernel", "axpyy"},
+                                                     "unknown kernel 'axpyy' (known: axpy"},
+                                         BadEstimate{"MalformedSize",
+                                                     {"--kernel", "matmul", "--size", "256x256"},
+                                                     "size '256x256' has 2 fields"},
+                                         BadEstimate{
+                                             "BadMethod",
+                                             {"--kernel", "axpy", "--method", "exact"},
+                                             "--method is 'exact', not knuth, chen or both"},
+                                         BadEstimate{"ZeroSamples",
+                                                     {"--kernel", "axpy", "--samples", "0"},
+                                                     "--samples is 0, not a positive number"},
+                                         BadEstimate{"NegativeSamples",
+                                                     {"--kernel", "axpy", "--samples", "-3"},
+                                                     "--samples is -3, not a positive number"}),
+                         [](const auto& param) { return param.param.name; });
+
+// Parse errors reach main(), which reports them and exits with the usage code.
+TEST(EstimateCommand, MissingKernelIsAParseError) {
+  EXPECT_THROW(run_estimate({"--size", "1024"}), CLI::RequiredError);
+}
+
+}  // namespace
+}  // namespace sculpt::explorer
