@@ -1,7 +1,7 @@
 // Random fully specified candidates of every zoo kernel, at its test sizes, lowered, printed as
 // C, compiled, run and checked against the zoo's reference on the CPU device: every one must be
 // right (a mismatch is a bug in the space, the lowering or the printer). SCULPT_CANDIDATES
-// changes the count (200 by default; CI sets fewer). A failure prints the candidate's decisions.
+// changes the count (200 by default). A failure prints the candidate's decisions.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
