@@ -4,18 +4,16 @@
 // root and over full random descents (a decision: clone + restrict + propagate to a fixpoint).
 #include <benchmark/benchmark.h>
 
-#include <algorithm>
 #include <random>
 
 #include "backbone/zoo/zoo.h"
+#include "bench/candidate_bench.h"
 #include "gpu_space/space.h"
+#include "search/descent.h"
 
 namespace {
 
 using sculpt::gpu_space::Candidate;
-using sculpt::spacegen::CandidateBase;
-using sculpt::spacegen::InstanceRef;
-using sculpt::spacegen::Status;
 
 std::unique_ptr<Candidate> matmul_root() {
   const sculpt::backbone::KernelInfo* info = sculpt::backbone::find_kernel("matmul");
@@ -41,33 +39,11 @@ void BM_GpuCreateRoot(benchmark::State& state) {
 }
 BENCHMARK(BM_GpuCreateRoot)->Unit(benchmark::kMillisecond);
 
-void BM_GpuCopyCandidate(benchmark::State& state) {
-  const Candidate& r = root();
-  for (auto _ : state) {
-    auto copy = r.clone();
-    benchmark::DoNotOptimize(copy.get());
-  }
-  state.counters["bytes_per_candidate"] = static_cast<double>(r.block_bytes());
-}
+void BM_GpuCopyCandidate(benchmark::State& state) { sculpt::bench::copy_candidate(state, root()); }
 BENCHMARK(BM_GpuCopyCandidate);
 
-/// Copy of the root plus one decision on a random open instance and its propagation to a
-/// fixpoint (the step of a search).
 void BM_GpuApplyAndPropagate(benchmark::State& state) {
-  const Candidate& r = root();
-  const std::vector<InstanceRef> open = r.open_instances();
-  std::mt19937 rng(1);
-  std::size_t decisions = 0;
-  for (auto _ : state) {
-    auto c = r.clone();
-    const InstanceRef& ref = open[rng() % open.size()];
-    const std::vector<std::uint32_t> domain = c->domain(ref);
-    ++decisions;
-    benchmark::DoNotOptimize(c->restrict(ref, {domain[rng() % domain.size()]}));
-  }
-  state.counters["decisions_per_s"] =
-      benchmark::Counter(static_cast<double>(decisions), benchmark::Counter::kIsRate);
-  state.counters["open_instances"] = static_cast<double>(open.size());
+  sculpt::bench::apply_and_propagate(state, root());
 }
 BENCHMARK(BM_GpuApplyAndPropagate);
 
@@ -76,38 +52,17 @@ BENCHMARK(BM_GpuApplyAndPropagate);
 /// until the candidate is fully specified or every value of an instance fails.
 void BM_GpuRandomDescent(benchmark::State& state) {
   const Candidate& r = root();
-  std::mt19937 rng(2);
+  std::mt19937_64 rng(2);
   std::size_t decisions = 0;
   std::size_t complete = 0;
   std::size_t descents = 0;
   for (auto _ : state) {
-    std::unique_ptr<CandidateBase> c = r.clone();
-    bool dead = false;
-    while (!dead) {
-      const std::optional<InstanceRef> ref = c->first_open_instance();
-      if (!ref) break;
-      std::vector<std::uint32_t> values = c->domain(*ref);
-      std::shuffle(values.begin(), values.end(), rng);
-      dead = true;
-      for (std::uint32_t v : values) {
-        std::unique_ptr<CandidateBase> child = c->clone();
-        ++decisions;
-        if (child->restrict(*ref, {v}) == Status::Ok) {
-          c = std::move(child);
-          dead = false;
-          break;
-        }
-      }
-    }
-    complete += !dead;
+    const sculpt::search::Descent descent = sculpt::search::random_descent(r, rng);
+    decisions += descent.propagations;
+    complete += descent.candidate != nullptr;
     ++descents;
   }
-  state.counters["decisions_per_s"] =
-      benchmark::Counter(static_cast<double>(decisions), benchmark::Counter::kIsRate);
-  state.counters["decisions_per_descent"] =
-      static_cast<double>(decisions) / static_cast<double>(descents);
-  state.counters["complete_fraction"] =
-      static_cast<double>(complete) / static_cast<double>(descents);
+  sculpt::bench::report_descents(state, decisions, complete, descents);
 }
 BENCHMARK(BM_GpuRandomDescent)->Unit(benchmark::kMillisecond);
 

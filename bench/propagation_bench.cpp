@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "bench/candidate_bench.h"
 #include "generated/bench_matmul_space/space.h"
 #include "tests/spacegen/test_backbone.h"
 
@@ -60,33 +61,11 @@ void BM_CreateRoot(benchmark::State& state) {
 }
 BENCHMARK(BM_CreateRoot)->Unit(benchmark::kMicrosecond);
 
-void BM_CopyCandidate(benchmark::State& state) {
-  const Space& r = root();
-  for (auto _ : state) {
-    auto copy = r.clone();
-    benchmark::DoNotOptimize(copy.get());
-  }
-  state.counters["bytes_per_candidate"] = static_cast<double>(r.block_bytes());
-}
+void BM_CopyCandidate(benchmark::State& state) { sculpt::bench::copy_candidate(state, root()); }
 BENCHMARK(BM_CopyCandidate);
 
-/// Copy of the root plus one decision and its propagation to a fixpoint (the step of a
-/// search), the decision drawn among the root's open instances.
 void BM_ApplyAndPropagate(benchmark::State& state) {
-  const Space& r = root();
-  std::vector<InstanceRef> open = r.open_instances();
-  std::mt19937 rng(1);
-  std::size_t decisions = 0;
-  for (auto _ : state) {
-    auto c = r.clone();
-    const InstanceRef& ref = open[rng() % open.size()];
-    std::vector<std::uint32_t> domain = c->domain(ref);
-    ++decisions;
-    benchmark::DoNotOptimize(c->restrict(ref, {domain[rng() % domain.size()]}));
-  }
-  state.counters["decisions_per_s"] =
-      benchmark::Counter(static_cast<double>(decisions), benchmark::Counter::kIsRate);
-  state.counters["open_instances"] = static_cast<double>(open.size());
+  sculpt::bench::apply_and_propagate(state, root());
 }
 BENCHMARK(BM_ApplyAndPropagate);
 
@@ -104,12 +83,7 @@ void BM_RandomDescent(benchmark::State& state) {
     complete += !c->conflict();
     ++descents;
   }
-  state.counters["decisions_per_s"] =
-      benchmark::Counter(static_cast<double>(decisions), benchmark::Counter::kIsRate);
-  state.counters["decisions_per_descent"] =
-      static_cast<double>(decisions) / static_cast<double>(descents);
-  state.counters["complete_fraction"] =
-      static_cast<double>(complete) / static_cast<double>(descents);
+  sculpt::bench::report_descents(state, decisions, complete, descents);
 }
 BENCHMARK(BM_RandomDescent)->Unit(benchmark::kMillisecond);
 
