@@ -52,8 +52,10 @@ void tiled_matmul(search::HandCandidate& c, std::int64_t tm, std::int64_t rm, st
   // The accumulators: initialised and stored by thread loops of their own around the k loop,
   // each thread keeping its registers.
   for (const char* src : {"m4", "n5", "m6", "n7"}) c.mapping(src, v::dim_mapping::MERGED);
-  for (const char* src : {"m4_t0", "n5_t0", "m6_t0", "n7_t0"}) c.mapping(src, v::dim_mapping::THREADS);
-  for (const char* src : {"m4_t1", "n5_t1", "m6_t1", "n7_t1"}) c.mapping(src, v::dim_mapping::REGISTERS);
+  for (const char* src : {"m4_t0", "n5_t0", "m6_t0", "n7_t0"})
+    c.mapping(src, v::dim_mapping::THREADS);
+  for (const char* src : {"m4_t1", "n5_t1", "m6_t1", "n7_t1"})
+    c.mapping(src, v::dim_mapping::REGISTERS);
   // Each k step reads rm values of A and rn of B into registers (loops of their own: ld_tmp0 in
   // m11, k12; ld_tmp1 in n13, k14), then runs the rm x rn register tile.
   for (const char* src : {"m11", "m11_t0", "k12", "k12_t0", "n13", "n13_t0", "k14", "k14_t0"}) {
@@ -70,16 +72,19 @@ void vector_axpy(search::HandCandidate& c, std::int64_t threads, std::int64_t ve
   // Loops: x (n0), y (n1), fma (n2), store (n3).
   c.kind("n2", v::dim_kind::BLOCK).size("n2_t0", threads).size("n2_t1", vector);
   c.kind("n2_t0", v::dim_kind::THREAD).level("n2_t0", 0).kind("n2_t1", v::dim_kind::VECTOR);
-  for (const char* src : {"n0", "n0_t0", "n1", "n1_t0", "n2", "n2_t0"}) c.mapping(src, v::dim_mapping::MERGED);
+  for (const char* src : {"n0", "n0_t0", "n1", "n1_t0", "n2", "n2_t0"})
+    c.mapping(src, v::dim_mapping::MERGED);
   for (const char* src : {"n0_t1", "n1_t1", "n2_t1"}) c.mapping(src, v::dim_mapping::REGISTERS);
-  c.kind("n0_t1", v::dim_kind::VECTOR).kind("n1_t1", v::dim_kind::VECTOR).kind("n3_t1", v::dim_kind::VECTOR);
+  c.kind("n0_t1", v::dim_kind::VECTOR)
+      .kind("n1_t1", v::dim_kind::VECTOR)
+      .kind("n3_t1", v::dim_kind::VECTOR);
 }
 
 struct Case {
-  std::string name;     // as in cublas_reference.py
-  std::string kernel;   // zoo kernel
-  std::string size;     // on the GPU
-  std::string cpu_size; // for the CPU smoke test
+  std::string name;      // as in cublas_reference.py
+  std::string kernel;    // zoo kernel
+  std::string size;      // on the GPU
+  std::string cpu_size;  // for the CPU smoke test
   std::function<void(search::HandCandidate&)> decide;
   double flops = 0;
 };
@@ -88,8 +93,12 @@ std::vector<Case> cases() {
   auto mm = [](std::string name, std::string size, std::string cpu_size, double m, double n,
                double k, std::int64_t tm, std::int64_t rm, std::int64_t tn, std::int64_t rn,
                std::int64_t kt) {
-    return Case{std::move(name), "matmul", std::move(size), std::move(cpu_size),
-                [=](search::HandCandidate& c) { tiled_matmul(c, tm, rm, tn, rn, kt); }, 2 * m * n * k};
+    return Case{std::move(name),
+                "matmul",
+                std::move(size),
+                std::move(cpu_size),
+                [=](search::HandCandidate& c) { tiled_matmul(c, tm, rm, tn, rn, kt); },
+                2 * m * n * k};
   };
   return {
       Case{"axpy_2^26", "axpy", "67108864", "65536", [](auto& c) { vector_axpy(c, 256, 4); },
@@ -117,7 +126,8 @@ int main(int argc, char** argv) {
     device = std::make_unique<device::CudaEvaluator>();
     gpu = true;
   } else {
-    std::fprintf(stderr, "no GPU (%s): checking the recipes on the CPU at small sizes\n", why.c_str());
+    std::fprintf(stderr, "no GPU (%s): checking the recipes on the CPU at small sizes\n",
+                 why.c_str());
   }
 #endif
   if (!device) device = std::make_unique<device::CpuEvaluator>();
@@ -141,25 +151,39 @@ int main(int argc, char** argv) {
     nlohmann::ordered_json params = nlohmann::ordered_json::array();
     for (const device::Param& p : problem->params) {
       if (const auto* a = std::get_if<device::ArrayParam>(&p)) {
-        params.push_back({{"name", a->name}, {"array", std::string(device::to_string(a->type))},
+        params.push_back({{"name", a->name},
+                          {"array", std::string(device::to_string(a->type))},
                           {"count", a->count}});
       } else {
         const auto& s = std::get<device::ScalarParam>(p);
-        std::visit([&](auto value) {
-          params.push_back({{"name", s.name}, {"scalar", std::string(device::to_string(s.type()))},
-                            {"value", value}});
-        }, s.value);
+        std::visit(
+            [&](auto value) {
+              params.push_back({{"name", s.name},
+                                {"scalar", std::string(device::to_string(s.type()))},
+                                {"value", value}});
+            },
+            s.value);
       }
     }
     const double us = e.time_ns ? *e.time_ns / 1e3 : 0;
-    all.push_back({{"name", c.name}, {"kernel", c.kernel}, {"size", gpu ? c.size : c.cpu_size},
-                   {"file", c.name + (gpu ? ".ptx" : ".c")}, {"entry", code.entry},
-                   {"grid", code.launch.grid}, {"block", code.launch.block},
-                   {"params", params}, {"check", std::string(device::to_string(e.check))},
-                   {"message", e.message}, {"event_us", us}, {"spread_us", e.spread_ns / 1e3},
-                   {"gflops", us > 0 ? c.flops / us / 1e3 : 0}});
-    fmt::print("{:<24} {:<14} {:>10.2f} us  {:>8.1f} GFLOP/s  {}\n", c.name, std::string(device::to_string(e.check)),
-               us, us > 0 ? c.flops / us / 1e3 : 0.0, e.message.substr(0, 120));
+    // The flops are those of the GPU size: the CPU smoke test has none to report.
+    const double gflops = gpu && us > 0 ? c.flops / us / 1e3 : 0;
+    all.push_back({{"name", c.name},
+                   {"kernel", c.kernel},
+                   {"size", gpu ? c.size : c.cpu_size},
+                   {"file", c.name + (gpu ? ".ptx" : ".c")},
+                   {"entry", code.entry},
+                   {"grid", code.launch.grid},
+                   {"block", code.launch.block},
+                   {"shared_bytes", code.launch.shared_bytes},
+                   {"params", params},
+                   {"check", std::string(device::to_string(e.check))},
+                   {"message", e.message},
+                   {"event_us", us},
+                   {"spread_us", e.spread_ns / 1e3},
+                   {"gflops", gflops}});
+    fmt::print("{:<24} {:<14} {:>10.2f} us  {:>8.1f} GFLOP/s  {}\n", c.name,
+               std::string(device::to_string(e.check)), us, gflops, e.message.substr(0, 120));
   }
   std::ofstream(out / "cases.json") << all.dump(1);
   return failures == 0 ? 0 : 1;
