@@ -1,4 +1,5 @@
 #include "backbone/zoo/zoo.h"
+#include "tests/backbone/zoo_names.h"
 
 #include <gtest/gtest.h>
 
@@ -87,12 +88,6 @@ TEST_P(ZooKernel, LoweringEveryCommunicationKeepsTheSemantics) {
   const std::optional<Mismatch> mismatch =
       compare_outputs(kernel, expected, actual, default_tolerance(kernel));
   EXPECT_FALSE(mismatch) << mismatch->to_string();
-}
-
-std::vector<std::string> zoo_names() {
-  std::vector<std::string> names;
-  for (const KernelInfo& info : kernel_zoo()) names.push_back(info.name);
-  return names;
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooKernel, testing::ValuesIn(zoo_names()),

@@ -13,6 +13,7 @@
 #include "device/cpu_evaluator.h"
 #include "search/descent.h"
 #include "search/problem.h"
+#include "tests/backbone/zoo_names.h"
 
 namespace sculpt::codegen {
 namespace {
@@ -51,9 +52,11 @@ TEST_P(CpuCandidates, RandomCandidatesComputeTheReference) {
       ++dead_ends;
       continue;
     }
-    const LoweredKernel lowered = lower(static_cast<const gpu_space::Candidate&>(*descent.candidate));
+    const LoweredKernel lowered =
+        lower(static_cast<const gpu_space::Candidate&>(*descent.candidate));
     device::KernelCode code{device::Language::c, print_c(lowered, "candidate"), "candidate", {}};
-    submitted.push_back({std::move(descent.actions), lowered.dump(), cpu.submit(std::move(code), problem)});
+    submitted.push_back(
+        {std::move(descent.actions), lowered.dump(), cpu.submit(std::move(code), problem)});
   }
   for (Submitted& s : submitted) {
     const device::Evaluation e = s.evaluation.get();
@@ -61,19 +64,14 @@ TEST_P(CpuCandidates, RandomCandidatesComputeTheReference) {
     std::string actions;
     for (const spacegen::Action& a : s.actions) actions += spacegen::to_json(a) + "\n";
     ADD_FAILURE() << info.name << ": " << device::to_string(e.check) << ": " << e.message << "\n"
-                  << s.dump << "decisions:\n" << actions;
+                  << s.dump << "decisions:\n"
+                  << actions;
   }
   RecordProperty("dead_ends", dead_ends);
   RecordProperty("evaluated", static_cast<int>(submitted.size()));
 }
 
-std::vector<std::string> zoo_names() {
-  std::vector<std::string> names;
-  for (const backbone::KernelInfo& info : backbone::kernel_zoo()) names.push_back(info.name);
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(Zoo, CpuCandidates, testing::ValuesIn(zoo_names()),
+INSTANTIATE_TEST_SUITE_P(Zoo, CpuCandidates, testing::ValuesIn(backbone::zoo_names()),
                          [](const auto& param) { return param.param; });
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "search/descent.h"
 #include "search/problem.h"
 #include "search/random_search.h"
+#include "tests/backbone/zoo_names.h"
 
 namespace sculpt::codegen {
 namespace {
@@ -23,11 +24,17 @@ int candidates_per_kernel() {
 }
 
 /// Sizes large enough for many blocks and threads, small enough for slow candidates.
-const std::map<std::string, std::string> kModerateSizes = {
-    {"axpy", "65536"},          {"matmul", "128x128x64"},   {"matmul_ta", "128x128x64"},
-    {"matmul_tb", "128x128x64"}, {"strided_matmul", "64x64x32"}, {"batched_matmul", "4x64x64x32"},
-    {"tbmm", "8x26x72x26"},     {"mv", "512x256"},          {"gesummv", "256"},
-    {"matmul_bias_relu", "128x128x64"}, {"mlp2", "64x128x64x32"}};
+const std::map<std::string, std::string> kModerateSizes = {{"axpy", "65536"},
+                                                           {"matmul", "128x128x64"},
+                                                           {"matmul_ta", "128x128x64"},
+                                                           {"matmul_tb", "128x128x64"},
+                                                           {"strided_matmul", "64x64x32"},
+                                                           {"batched_matmul", "4x64x64x32"},
+                                                           {"tbmm", "8x26x72x26"},
+                                                           {"mv", "512x256"},
+                                                           {"gesummv", "256"},
+                                                           {"matmul_bias_relu", "128x128x64"},
+                                                           {"mlp2", "64x128x64x32"}};
 
 device::CudaEvaluator& gpu() {
   static device::CudaEvaluator* evaluator = [] {
@@ -47,7 +54,8 @@ class GpuCandidates : public testing::TestWithParam<std::string> {
 };
 
 TEST_P(GpuCandidates, RandomCandidatesComputeTheReference) {
-  const backbone::ZooLookup lookup = backbone::lookup_kernel(GetParam(), kModerateSizes.at(GetParam()));
+  const backbone::ZooLookup lookup =
+      backbone::lookup_kernel(GetParam(), kModerateSizes.at(GetParam()));
   ASSERT_TRUE(lookup.ok()) << lookup.error;
   const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
   const auto root = gpu_space::make_root(kernel, gpu_space::DeviceDescription::sm90());
@@ -63,8 +71,9 @@ TEST_P(GpuCandidates, RandomCandidatesComputeTheReference) {
   for (int i = 0; i < candidates_per_kernel(); ++i) {
     search::Descent descent = search::random_descent(*root, rng);
     if (!descent.candidate) continue;
-    device::KernelCode code = search::kernel_code(
-        static_cast<const gpu_space::Candidate&>(*descent.candidate), device::Language::ptx, "candidate");
+    device::KernelCode code =
+        search::kernel_code(static_cast<const gpu_space::Candidate&>(*descent.candidate),
+                            device::Language::ptx, "candidate");
     auto future = gpu().submit(code, problem);
     submitted.push_back({std::move(descent.actions), std::move(code), std::move(future)});
   }
@@ -75,18 +84,14 @@ TEST_P(GpuCandidates, RandomCandidatesComputeTheReference) {
     std::string actions;
     for (const spacegen::Action& a : s.actions) actions += spacegen::to_json(a) + "\n";
     ADD_FAILURE() << GetParam() << ": " << device::to_string(e.check) << ": " << e.message
-                  << "\ndecisions:\n" << actions << "PTX:\n" << s.code.source;
+                  << "\ndecisions:\n"
+                  << actions << "PTX:\n"
+                  << s.code.source;
   }
   EXPECT_EQ(failures, 0) << failures << " of " << submitted.size() << " candidates failed";
 }
 
-std::vector<std::string> zoo_names() {
-  std::vector<std::string> names;
-  for (const backbone::KernelInfo& info : backbone::kernel_zoo()) names.push_back(info.name);
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(Zoo, GpuCandidates, testing::ValuesIn(zoo_names()),
+INSTANTIATE_TEST_SUITE_P(Zoo, GpuCandidates, testing::ValuesIn(backbone::zoo_names()),
                          [](const auto& param) { return param.param; });
 
 /// A kernel reading far out of bounds faults; the next candidate still runs right.
@@ -100,8 +105,9 @@ TEST(GpuCandidatesFault, AFaultingKernelIsSurvived) {
   std::mt19937_64 rng(3);
   search::Descent descent = search::random_descent(*root, rng);
   ASSERT_TRUE(descent.candidate);
-  const device::KernelCode good = search::kernel_code(
-      static_cast<const gpu_space::Candidate&>(*descent.candidate), device::Language::ptx, "candidate");
+  const device::KernelCode good =
+      search::kernel_code(static_cast<const gpu_space::Candidate&>(*descent.candidate),
+                          device::Language::ptx, "candidate");
   // The same kernel with every address moved a terabyte away.
   device::KernelCode faulty = good;
   const std::string load = "cvta.to.global.u64 %prm_x, %prm_x;";

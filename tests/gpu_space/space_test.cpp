@@ -11,6 +11,7 @@
 #include "backbone/zoo/zoo.h"
 #include "gpu_space/space.h"
 #include "search/descent.h"
+#include "tests/backbone/zoo_names.h"
 
 namespace sculpt::gpu_space {
 namespace {
@@ -22,12 +23,6 @@ std::unique_ptr<Candidate> root_of(const std::string& name, bool test_sizes = tr
   const backbone::Sizes sizes =
       test_sizes ? backbone::test_sizes(info.sizes) : backbone::default_sizes(info.sizes);
   return make_root(info.build(sizes), DeviceDescription::sm90());
-}
-
-std::vector<std::string> zoo_names() {
-  std::vector<std::string> names;
-  for (const backbone::KernelInfo& info : backbone::kernel_zoo()) names.push_back(info.name);
-  return names;
 }
 
 std::uint32_t stmt(const backbone::Kernel& kernel, const backbone::Dimension& d) {
@@ -168,7 +163,7 @@ TEST_P(ZooSpace, RandomDescentsReachValidCandidates) {
   EXPECT_LT(rate, 20.0) << "the space's propagation misses too many conflicts";
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, ZooSpace, testing::ValuesIn(zoo_names()),
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooSpace, testing::ValuesIn(backbone::zoo_names()),
                          [](const auto& param) { return param.param; });
 
 }  // namespace
