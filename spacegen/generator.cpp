@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -139,6 +140,22 @@ struct Locals {
   std::vector<std::pair<Pattern, std::string>> reads;  // the instance and its local
   bool refresh = false;  // the locals are read again (`refresh();`) after each restriction
 };
+
+/// A constraint whose clauses read two or three enum instances and nothing else (no host code,
+/// no integers), with domains small enough that, for each instance, the values it may keep
+/// given every pair of domains of the others fit in a table computed at generation time.
+/// Propagating a tuple is then one lookup per instance, and it removes every value without a
+/// supporting assignment of the others (arc consistency on the tuple), which checking clause
+/// by clause does not.
+struct SupportTable {
+  std::vector<Pattern> patterns;
+  /// keep[i][index of the other domains, the first one in the high bits]: the values of
+  /// pattern i supported by some values of those domains.
+  std::vector<std::vector<std::uint64_t>> keep;
+};
+
+/// Index bits of one support table (the values of the other instances together).
+constexpr std::size_t kMaxSupportIndexBits = 12;
 
 class Generator {
  public:
@@ -892,6 +909,192 @@ class Generator {
     return out;
   }
 
+  static bool all_bound(const std::vector<VarId>& vars, const std::vector<bool>& ready) {
+    return std::all_of(vars.begin(), vars.end(), [&](VarId v) { return ready[v]; });
+  }
+
+  /// Declares a local holding the domain (or bounds) of each pattern whose variables are now
+  /// bound, so that the innermost level reads each instance once per tuple.
+  void declare_ready_locals(CodeWriter& w, const std::vector<Pattern>& patterns,
+                            const std::vector<bool>& ready, const Scope& scope,
+                            std::vector<bool>& declared, Locals& locals) const {
+    for (std::size_t p = 0; p < patterns.size(); ++p) {
+      if (declared[p] || !all_bound(patterns[p].args, ready)) continue;
+      declared[p] = true;
+      std::string local = "d" + std::to_string(p);
+      ChoiceInstance ci{patterns[p].choice, patterns[p].args, {}};
+      w.line(summary_type(patterns[p].choice) + " " + local + " = " + summary(ci, scope, {}) +
+             ";");
+      locals.reads.emplace_back(patterns[p], local);
+    }
+  }
+
+  /// `refresh()` reads every local again (after a restriction).
+  void emit_refresh(CodeWriter& w, const Scope& scope, const Locals& locals) const {
+    if (locals.reads.empty()) return;
+    std::string reads;
+    for (const auto& [pattern, local] : locals.reads) {
+      ChoiceInstance ci{pattern.choice, pattern.args, {}};
+      reads += " " + local + " = " + summary(ci, scope, {}) + ";";
+    }
+    w.line("[[maybe_unused]] const auto refresh = [&] {" + reads + " };");
+  }
+
+  /// The support table of a constraint, when it qualifies (see SupportTable).
+  std::optional<SupportTable> support_table(const Item& item) const {
+    for (const auto& clause : item.clauses) {
+      for (const Condition& cond : clause) {
+        bool enum_only = cond.kind == Kind::Constant ||
+                         ((cond.kind == Kind::Is || cond.kind == Kind::ChoiceEqual ||
+                           cond.kind == Kind::ChoiceNotEqual) &&
+                          is_enum(cond.lhs.choice));
+        if (!enum_only) return std::nullopt;
+      }
+    }
+    SupportTable table{patterns_of(item), {}};
+    const std::vector<Pattern>& ps = table.patterns;
+    if (ps.size() < 2 || ps.size() > 3) return std::nullopt;
+    std::size_t total_bits = 0;
+    for (const Pattern& p : ps) total_bits += num_values(p.choice);
+    for (const Pattern& p : ps) {
+      if (total_bits - num_values(p.choice) > kMaxSupportIndexBits) return std::nullopt;
+    }
+    auto pattern_of = [&](const ChoiceInstance& ci) {
+      return static_cast<std::size_t>(
+          std::find(ps.begin(), ps.end(), Pattern{ci.choice, ci.args}) - ps.begin());
+    };
+    auto holds = [&](const Condition& cond, const std::vector<std::size_t>& value) {
+      if (cond.kind == Kind::Constant) return cond.constant;
+      std::size_t l = value[pattern_of(cond.lhs)];
+      if (cond.kind == Kind::Is) return ((cond.values >> l) & 1) != 0;
+      const std::string& ln = m_.choices[cond.lhs.choice].values[l].name;
+      const std::string& rn = m_.choices[cond.rhs.choice].values[value[pattern_of(cond.rhs)]].name;
+      return (ln == rn) == (cond.kind == Kind::ChoiceEqual);
+    };
+    // Every assignment that satisfies all clauses.
+    std::vector<std::vector<std::size_t>> allowed;
+    std::vector<std::size_t> value(ps.size(), 0);
+    while (true) {
+      bool ok = std::all_of(item.clauses.begin(), item.clauses.end(), [&](const auto& clause) {
+        return std::any_of(clause.begin(), clause.end(),
+                           [&](const Condition& c) { return holds(c, value); });
+      });
+      if (ok) allowed.push_back(value);
+      std::size_t i = 0;
+      while (i < ps.size() && ++value[i] == num_values(ps[i].choice)) value[i++] = 0;
+      if (i == ps.size()) break;
+    }
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      std::vector<std::size_t> others;
+      for (std::size_t j = 0; j < ps.size(); ++j) {
+        if (j != i) others.push_back(j);
+      }
+      std::size_t bits = total_bits - num_values(ps[i].choice);
+      std::vector<std::uint64_t> keep(std::size_t{1} << bits, 0);
+      for (std::size_t index = 0; index < keep.size(); ++index) {
+        for (const auto& a : allowed) {
+          // The first of the others is in the high bits of the index.
+          std::size_t shift = bits;
+          bool supported = true;
+          for (std::size_t j : others) {
+            shift -= num_values(ps[j].choice);
+            supported = supported && ((index >> (shift + a[j])) & 1) != 0;
+          }
+          if (supported) keep[index] |= std::uint64_t{1} << a[i];
+        }
+      }
+      table.keep.push_back(std::move(keep));
+    }
+    return table;
+  }
+
+  std::string support_name(std::size_t constraint, std::size_t pattern) const {
+    return "support_" + std::to_string(constraint) + "_" + std::to_string(pattern);
+  }
+
+  /// The tables of constraint `i`, at namespace scope.
+  void emit_support_tables(CodeWriter& w, std::size_t i, const SupportTable& table) const {
+    const Item& item = constraints_[i];
+    for (std::size_t p = 0; p < table.patterns.size(); ++p) {
+      std::size_t n = num_values(table.patterns[p].choice);
+      std::string type = n <= 8 ? "std::uint8_t" : n <= 16 ? "std::uint16_t" : "std::uint32_t";
+      w.comment("Values of " + pattern_text(item, table.patterns[p]) +
+                " supported by the domains of the others.");
+      w.open("constexpr " + type + " " + support_name(i, p) + "[" +
+             std::to_string(table.keep[p].size()) + "] =");
+      for (std::size_t k = 0; k < table.keep[p].size(); k += 16) {
+        std::string row;
+        for (std::size_t j = k; j < std::min(k + 16, table.keep[p].size()); ++j) {
+          row += std::to_string(table.keep[p][j]) + ",";
+        }
+        w.line(row);
+      }
+      w.close(";");
+    }
+  }
+
+  /// `order($a, $b)`: a pattern as written in the space.
+  std::string pattern_text(const Item& item, const Pattern& pattern) const {
+    std::string args;
+    for (VarId v : pattern.args) args += (args.empty() ? "$" : ", $") + item.vars[v].name;
+    return cname(pattern.choice) + "(" + args + ")";
+  }
+
+  /// Emits, for every tuple of `scope`, the restriction of each pattern of `table` to the
+  /// values its table keeps (a conflict when one keeps none).
+  void emit_supports(CodeWriter& w, std::size_t i, const SupportTable& table, Scope& scope,
+                     const std::vector<bool>& needs_membership) const {
+    const std::vector<Pattern>& ps = table.patterns;
+    const std::string origin = "Origin{" + std::to_string(1 + i) + ", 0}";
+    Locals locals{{}, true};
+    std::vector<bool> declared(ps.size(), false);
+    auto level = [&](const std::vector<bool>& ready, bool) {
+      declare_ready_locals(w, ps, ready, scope, declared, locals);
+    };
+    emit_scope(
+        w, scope, needs_membership,
+        [&] {
+          emit_refresh(w, scope, locals);
+          std::vector<std::string> local(ps.size());
+          for (std::size_t p = 0; p < ps.size(); ++p) {
+            local[p] = summary(ChoiceInstance{ps[p].choice, ps[p].args, {}}, scope, locals);
+          }
+          for (std::size_t p = 0; p < ps.size(); ++p) {
+            std::string index;
+            for (std::size_t j = 0; j < ps.size(); ++j) {
+              if (j == p) continue;
+              std::size_t below = 0;
+              for (std::size_t k = j + 1; k < ps.size(); ++k) {
+                if (k != p) below += num_values(ps[k].choice);
+              }
+              std::string term = below ? "(" + local[j] + " << " + std::to_string(below) + ")"
+                                       : local[j];
+              index += (index.empty() ? "" : " | ") + term;
+            }
+            w.line("const ValueSet keep" + std::to_string(p) + " = " + local[p] + " & " +
+                   support_name(i, p) + "[" + index + "];");
+          }
+          for (std::size_t p = 0; p < ps.size(); ++p) {
+            std::string keep = "keep" + std::to_string(p);
+            std::string ids = ps[p].args.empty()
+                                  ? "0"
+                                  : args_of(ChoiceInstance{ps[p].choice, ps[p].args, {}}, scope);
+            w.line("if (" + keep + " == 0) { const ObjectId ids[] = {" + ids + "}; return fail(" +
+                   origin + ", " + choice_id(ps[p].choice) + ", ids); }");
+          }
+          for (std::size_t p = 0; p < ps.size(); ++p) {
+            std::string keep = "keep" + std::to_string(p);
+            ChoiceInstance ci{ps[p].choice, ps[p].args, {}};
+            w.open("if (" + keep + " != " + local[p] + ")");
+            w.line(check("restrict_" + cname(ps[p].choice) + "(" + args_comma(ci, scope) + keep +
+                         ", " + origin + ")"));
+            w.line("refresh();");
+            w.close();
+          }
+        },
+        level);
+  }
+
   /// Emits, for every tuple of `scope`, the check of each clause in `clauses`: a conflict when
   /// every condition is false, the last one forced when all others are. The instances the
   /// clauses read are read once per tuple into locals (again after each restriction); a
@@ -944,9 +1147,6 @@ class Generator {
       }
     }
     scope.objects.assign(item.vars.size(), "");
-    auto all_ready = [&](const std::vector<VarId>& vars, const std::vector<bool>& ready) {
-      return std::all_of(vars.begin(), vars.end(), [&](VarId v) { return ready[v]; });
-    };
     int level_count = 0;
     // After the checks that may skip the level.
     auto fetch_objects = [&](const std::vector<bool>& ready) {
@@ -958,15 +1158,7 @@ class Generator {
       }
     };
     auto level = [&](const std::vector<bool>& ready, bool in_loop) {
-      for (std::size_t p = 0; p < patterns.size(); ++p) {
-        if (declared[p] || !all_ready(patterns[p].args, ready)) continue;
-        declared[p] = true;
-        std::string local = "d" + std::to_string(p);
-        ChoiceInstance ci{patterns[p].choice, patterns[p].args, {}};
-        w.line(summary_type(patterns[p].choice) + " " + local + " = " + summary(ci, scope, {}) +
-               ";");
-        locals.reads.emplace_back(patterns[p], local);
-      }
+      declare_ready_locals(w, patterns, ready, scope, declared, locals);
       // The innermost level is the body's: nothing is left to skip there.
       if (std::all_of(ready.begin(), ready.end(), [](bool r) { return r; })) {
         fetch_objects(ready);
@@ -977,7 +1169,7 @@ class Generator {
       for (Active& a : active) {
         std::string holds;
         for (std::size_t j = 0; j < a.conds.size(); ++j) {
-          if (a.hoisted[j] || !all_ready(condition_vars(*a.conds[j], item), ready)) continue;
+          if (a.hoisted[j] || !all_bound(condition_vars(*a.conds[j], item), ready)) continue;
           a.hoisted[j] = true;
           std::string expr = a.conds[j]->kind == Kind::Code
                                  ? static_code(*a.conds[j], scope)
@@ -1003,14 +1195,7 @@ class Generator {
     emit_scope(
         w, scope, needs_membership,
         [&] {
-          if (!locals.reads.empty()) {
-            std::string reads;
-            for (const auto& [pattern, local] : locals.reads) {
-              ChoiceInstance ci{pattern.choice, pattern.args, {}};
-              reads += " " + local + " = " + summary(ci, scope, {}) + ";";
-            }
-            w.line("[[maybe_unused]] const auto refresh = [&] {" + reads + " };");
-          }
+          emit_refresh(w, scope, locals);
           for (const Active& a : active)
             emit_clause(w, a.conds, a.hoisted, a.done, scope, origin(a.index), locals);
         },
@@ -2041,13 +2226,24 @@ class Generator {
     const Item& item = constraints_[i];
     std::string n = std::to_string(i);
     auto origin = [&](std::size_t k) { return constraint_origin(i, k); };
+    const std::optional<SupportTable> table = support_table(item);
+    if (table) emit_support_tables(w, i, *table);
+    // The checks of one function: the support tables, or the clauses that read what changed.
+    auto emit_checks = [&](Scope& scope, const std::vector<bool>& needs,
+                           const std::vector<std::size_t>& clauses) {
+      if (table) {
+        emit_supports(w, i, *table, scope, needs);
+      } else {
+        emit_clauses(w, item, clauses, scope, needs, origin);
+      }
+    };
     std::vector<std::size_t> all(item.clauses.size());
     for (std::size_t k = 0; k < all.size(); ++k) all[k] = k;
     constraint_comment(w, i);
     w.open("Status Candidate::propagate_" + n + "_all()");
     {
       Scope scope{&item, std::vector<std::string>(item.vars.size())};
-      emit_clauses(w, item, all, scope, std::vector<bool>(item.vars.size(), false), origin);
+      emit_checks(scope, std::vector<bool>(item.vars.size(), false), all);
     }
     w.line("return Status::Ok;");
     w.close();
@@ -2060,7 +2256,7 @@ class Generator {
       std::vector<bool> needs(item.vars.size(), false);
       needs[v] = true;
       scope.names[v] = "id";
-      emit_clauses(w, item, all, scope, needs, origin);
+      emit_checks(scope, needs, all);
       w.line("return Status::Ok;");
       w.close();
       w.line();
@@ -2077,7 +2273,7 @@ class Generator {
       for (std::size_t c = 0; c < item.clauses.size(); ++c) {
         if (clause_has(item.clauses[c], ps[k])) reading.push_back(c);
       }
-      emit_clauses(w, item, reading, scope, needs, origin);
+      emit_checks(scope, needs, reading);
       w.line("return Status::Ok;");
       w.close();
       w.line();

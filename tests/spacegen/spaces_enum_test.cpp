@@ -10,6 +10,7 @@
 #include "generated/space_equal_pairs/space.h"
 #include "generated/space_implication/space.h"
 #include "generated/space_static_code/space.h"
+#include "generated/space_supports/space.h"
 #include "generated/space_symmetric/space.h"
 #include "generated/space_transitivity/space.h"
 #include "tests/spacegen/space_fixture.h"
@@ -130,6 +131,23 @@ TEST(SpacegenTransitivity, OrderIsTransitive) {
   ASSERT_EQ(c->propagate(), Status::Ok);
   EXPECT_EQ(c->get_order(0, 3), order::BEFORE);
   EXPECT_EQ(c->get_order(1, 3), order::BEFORE);
+}
+
+TEST(SpacegenSupports, AValueNoAssignmentSupportsIsRemoved) {
+  Backbone fun;
+  fun.add_inst();
+  fun.add_inst();
+  auto c = make_candidate<space_supports::Candidate>(fun);
+  using namespace space_supports::values;
+  EXPECT_EQ(c->get_color(0), color::RED | color::GREEN);
+  EXPECT_EQ(c->get_shape(0), shape::ALL);
+  ASSERT_EQ(c->restrict_shape(0, shape::ROUND), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_color(0), color::GREEN);
+  EXPECT_EQ(c->get_color(1), color::RED | color::GREEN);
+  EXPECT_EQ(c->restrict_color(1, color::BLUE), Status::Conflict);
+  ASSERT_TRUE(c->conflict().has_value());
+  EXPECT_EQ(c->conflict()->choice, "color");
 }
 
 TEST(SpacegenTransitivity, CycleIsAConflict) {
