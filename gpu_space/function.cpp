@@ -76,6 +76,9 @@ struct KernelFacts {
   Relation nests;           // [outer dim][inner dim]
   Relation share_instruction;  // [dim][dim]: some instruction iterates on both
   std::vector<InstId> init_of;  // by instruction: the init of its reduction, or none
+  std::vector<std::vector<InstId>> reductions_by_init;  // by instruction: reductions it inits
+  std::vector<std::vector<DimId>> reduction_loop_dims;  // by instruction: dims of a reduction
+  std::vector<std::vector<InstId>> reductions_over;     // by dim: reductions iterating on it
   std::vector<bool> is_init;    // by instruction: initialises a reduction
   std::vector<std::int64_t> vector_width;  // by dim
   std::vector<std::vector<DimMappingId>> mappings_from, mappings_to;  // by dim
@@ -99,6 +102,9 @@ struct KernelFacts {
         nests(kernel.dim_capacity(), kernel.dim_capacity()),
         share_instruction(kernel.dim_capacity(), kernel.dim_capacity()),
         init_of(kernel.inst_capacity()),
+        reductions_by_init(kernel.inst_capacity()),
+        reduction_loop_dims(kernel.inst_capacity()),
+        reductions_over(kernel.dim_capacity()),
         is_init(kernel.inst_capacity(), false),
         vector_width(kernel.dim_capacity(), 1),
         mappings_from(kernel.dim_capacity()),
@@ -115,6 +121,11 @@ struct KernelFacts {
       if (const Operand* op = reduction_operand(inst)) {
         init_of[i] = op->inst;
         is_init[op->inst.value] = true;
+        reductions_by_init[op->inst.value].push_back(inst.id);
+        for (DimId d : kernel.dims_of(inst.id)) {
+          reduction_loop_dims[i].push_back(d);
+          reductions_over[d.value].push_back(inst.id);
+        }
         for (LoopId loop : op->reduction_loops) {
           for (DimId d : kernel.loop(loop).dims()) {
             reduces.set(i, d.value);
@@ -312,6 +323,23 @@ bool Function::repeats_reduction(const Dimension* x, const Instruction* r,
     if (facts_->owns(r->id.value, own->id.value) && can_merge(x, own)) return false;
   }
   return true;
+}
+
+std::span<const InstId> Function::reduction_init_ids(const Instruction* r) const {
+  const InstId& init = facts_->init_of[r->id.value];
+  return {&init, init.valid() ? 1u : 0u};
+}
+
+std::span<const InstId> Function::reductions_initialised_by_ids(const Instruction* init) const {
+  return facts_->reductions_by_init[init->id.value];
+}
+
+std::span<const DimId> Function::reduction_loop_dim_ids(const Instruction* r) const {
+  return facts_->reduction_loop_dims[r->id.value];
+}
+
+std::span<const InstId> Function::reductions_over_ids(const Dimension* d) const {
+  return facts_->reductions_over[d->id.value];
 }
 
 bool Function::may_repeat_reduction(const Dimension* x, const Dimension* own, const Instruction* r,

@@ -3,6 +3,7 @@
 // (copied by a candidate on its first lowering) plus facts computed once per search and shared
 // by every candidate: the isl dependences and static predicates over every object, those that
 // lowerings add included, so that the hot paths of propagation only read tables.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -19,6 +20,9 @@ namespace sculpt::gpu_space {
 /// Ranges of backbone objects over spans of their ids (no allocation in propagation loops).
 inline auto dims_of_ids(const backbone::Kernel& kernel, std::span<const backbone::DimId> ids) {
   return std::views::transform(ids, [k = &kernel](backbone::DimId id) { return &k->dim(id); });
+}
+inline auto insts_of_ids(const backbone::Kernel& kernel, std::span<const backbone::InstId> ids) {
+  return std::views::transform(ids, [k = &kernel](backbone::InstId id) { return &k->inst(id); });
 }
 inline auto mappings_of_ids(const backbone::Kernel& kernel,
                             std::span<const backbone::DimMappingId> ids) {
@@ -92,6 +96,27 @@ class Function {
                                  [k = &kernel_](backbone::MemId id) { return &k->mem(id); });
   }
 
+  /// The initialisation of a reduction (none for other instructions), and the reverse.
+  auto reduction_init(const backbone::Instruction* r) const {
+    return insts_of_ids(kernel_, reduction_init_ids(r));
+  }
+  bool is_reduction_init(const backbone::Instruction* r, const backbone::Instruction* i) const {
+    return std::ranges::find(reduction_init_ids(r), i->id) != reduction_init_ids(r).end();
+  }
+  auto reductions_initialised_by(const backbone::Instruction* init) const {
+    return insts_of_ids(kernel_, reductions_initialised_by_ids(init));
+  }
+  /// The dimensions of a reduction's loops (none for other instructions), and the reverse.
+  auto reduction_loop_dims(const backbone::Instruction* r) const {
+    return dims_of_ids(kernel_, reduction_loop_dim_ids(r));
+  }
+  bool is_reduction_loop_dim(const backbone::Instruction* r, const backbone::Dimension* d) const {
+    return std::ranges::find(reduction_loop_dim_ids(r), d->id) != reduction_loop_dim_ids(r).end();
+  }
+  auto reductions_over(const backbone::Dimension* d) const {
+    return insts_of_ids(kernel_, reductions_over_ids(d));
+  }
+
   // Universes.
   /// Products of one tile size per level of `l` that divide its size, ascending.
   const std::vector<std::int64_t>& tile_products(const backbone::LogicalDim* l) const;
@@ -136,6 +161,11 @@ class Function {
   std::span<const ThreadLevel> levels() const;
   std::span<const backbone::DimMappingId> mappings_from_ids(const backbone::Dimension* d) const;
   std::span<const backbone::DimMappingId> mappings_to_ids(const backbone::Dimension* d) const;
+  std::span<const backbone::InstId> reduction_init_ids(const backbone::Instruction* r) const;
+  std::span<const backbone::InstId> reductions_initialised_by_ids(
+      const backbone::Instruction* init) const;
+  std::span<const backbone::DimId> reduction_loop_dim_ids(const backbone::Instruction* r) const;
+  std::span<const backbone::InstId> reductions_over_ids(const backbone::Dimension* d) const;
 
   backbone::Kernel kernel_;
   std::shared_ptr<const KernelFacts> facts_;
