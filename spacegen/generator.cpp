@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -149,6 +150,11 @@ struct Locals {
 /// by clause does not.
 struct SupportTable {
   std::vector<Pattern> patterns;
+  /// Its variables range over one set and the constraint holds for every permutation of them
+  /// (each pattern, permuted, is another pattern or its flip): the table is the conjunction
+  /// over the permutations, so one tuple per set of objects needs checking, and a change is
+  /// propagated through one of the patterns of its choice.
+  bool symmetric = false;
   /// keep[i][index of the other domains, the first one in the high bits]: the values of
   /// pattern i supported by some values of those domains.
   std::vector<std::vector<std::uint64_t>> keep;
@@ -345,6 +351,7 @@ class Generator {
         }
       }
     }
+    for (const Item& item : constraints_) supports_.push_back(support_table(item));
     // Origins: 0 is the search's action, then constraints, counters, quotients.
     origins_.push_back({"action", ""});
     for (std::size_t i = 0; i < m_.constraints.size(); ++i) {
@@ -951,7 +958,7 @@ class Generator {
         if (!enum_only) return std::nullopt;
       }
     }
-    SupportTable table{patterns_of(item), {}};
+    SupportTable table{patterns_of(item), false, {}};
     const std::vector<Pattern>& ps = table.patterns;
     if (ps.size() < 2 || ps.size() > 3) return std::nullopt;
     std::size_t total_bits = 0;
@@ -959,25 +966,43 @@ class Generator {
     for (const Pattern& p : ps) {
       if (total_bits - num_values(p.choice) > kMaxSupportIndexBits) return std::nullopt;
     }
-    auto pattern_of = [&](const ChoiceInstance& ci) {
-      return static_cast<std::size_t>(
-          std::find(ps.begin(), ps.end(), Pattern{ci.choice, ci.args}) - ps.begin());
-    };
-    auto holds = [&](const Condition& cond, const std::vector<std::size_t>& value) {
+    // The permutations of the variables under which the constraint is read: the identity, or
+    // every permutation when each maps the patterns onto patterns (or their flips).
+    std::vector<std::vector<VarId>> perms{std::vector<VarId>(item.vars.size())};
+    std::iota(perms[0].begin(), perms[0].end(), VarId{0});
+    table.symmetric = std::all_of(item.vars.begin(), item.vars.end(), [&](const Variable& v) {
+      return v.set == item.vars[0].set && !is_parametric(effective_set(v.set));
+    });
+    for (std::vector<VarId> perm = perms[0];
+         table.symmetric && std::next_permutation(perm.begin(), perm.end());) {
+      table.symmetric = std::all_of(ps.begin(), ps.end(), [&](const Pattern& p) {
+        return permuted_pattern(ps, p, perm).has_value();
+      });
+      perms.push_back(perm);
+    }
+    if (!table.symmetric) perms.resize(1);
+    auto holds = [&](const Condition& cond, const std::vector<std::size_t>& value,
+                     const std::vector<VarId>& perm) {
+      auto value_of = [&](const ChoiceInstance& ci) {
+        auto [q, flipped] = *permuted_pattern(ps, Pattern{ci.choice, ci.args}, perm);
+        return flipped ? m_.choices[ci.choice].antisymmetric_map[value[q]] : value[q];
+      };
       if (cond.kind == Kind::Constant) return cond.constant;
-      std::size_t l = value[pattern_of(cond.lhs)];
+      std::size_t l = value_of(cond.lhs);
       if (cond.kind == Kind::Is) return ((cond.values >> l) & 1) != 0;
       const std::string& ln = m_.choices[cond.lhs.choice].values[l].name;
-      const std::string& rn = m_.choices[cond.rhs.choice].values[value[pattern_of(cond.rhs)]].name;
+      const std::string& rn = m_.choices[cond.rhs.choice].values[value_of(cond.rhs)].name;
       return (ln == rn) == (cond.kind == Kind::ChoiceEqual);
     };
-    // Every assignment that satisfies all clauses.
+    // Every assignment that satisfies all clauses, under every permutation read.
     std::vector<std::vector<std::size_t>> allowed;
     std::vector<std::size_t> value(ps.size(), 0);
     while (true) {
-      bool ok = std::all_of(item.clauses.begin(), item.clauses.end(), [&](const auto& clause) {
-        return std::any_of(clause.begin(), clause.end(),
-                           [&](const Condition& c) { return holds(c, value); });
+      bool ok = std::all_of(perms.begin(), perms.end(), [&](const std::vector<VarId>& perm) {
+        return std::all_of(item.clauses.begin(), item.clauses.end(), [&](const auto& clause) {
+          return std::any_of(clause.begin(), clause.end(),
+                             [&](const Condition& c) { return holds(c, value, perm); });
+        });
       });
       if (ok) allowed.push_back(value);
       std::size_t i = 0;
@@ -1007,6 +1032,43 @@ class Generator {
     }
     return table;
   }
+
+  /// Pattern `p` with its variables renamed by `perm`: the index of the pattern of `ps` it
+  /// reads and whether it reads it flipped (an antisymmetric choice with swapped arguments).
+  std::optional<std::pair<std::size_t, bool>> permuted_pattern(const std::vector<Pattern>& ps,
+                                                               const Pattern& p,
+                                                               const std::vector<VarId>& perm) const {
+    Pattern image{p.choice, {}};
+    for (VarId v : p.args) image.args.push_back(perm[v]);
+    for (std::size_t q = 0; q < ps.size(); ++q) {
+      if (ps[q] == image) return std::pair{q, false};
+    }
+    if (image.args.size() != 2 || !triangular(p.choice)) return std::nullopt;
+    std::swap(image.args[0], image.args[1]);
+    for (std::size_t q = 0; q < ps.size(); ++q) {
+      if (ps[q] == image) return std::pair{q, antisymmetric(p.choice)};
+    }
+    return std::nullopt;
+  }
+
+  /// The patterns of constraint `i` whose changes wake a propagator: all of them, or, for a
+  /// symmetric support table, the first of each choice (the others are permutations of it).
+  std::vector<std::size_t> woken_patterns(std::size_t i) const {
+    std::vector<Pattern> ps = patterns_of(constraints_[i]);
+    std::vector<std::size_t> out;
+    for (std::size_t k = 0; k < ps.size(); ++k) {
+      bool first_of_choice = std::none_of(ps.begin(), ps.begin() + static_cast<std::ptrdiff_t>(k),
+                                          [&](const Pattern& p) { return p.choice == ps[k].choice; });
+      if (!symmetric(i) || first_of_choice) out.push_back(k);
+    }
+    return out;
+  }
+  /// The variables of constraint `i` posted on new objects: all, or the first one of a
+  /// symmetric support table.
+  std::size_t posted_vars(std::size_t i) const {
+    return symmetric(i) ? 1 : constraints_[i].vars.size();
+  }
+  bool symmetric(std::size_t i) const { return supports_[i] && supports_[i]->symmetric; }
 
   std::string support_name(std::size_t constraint, std::size_t pattern) const {
     return "support_" + std::to_string(constraint) + "_" + std::to_string(pattern);
@@ -1458,12 +1520,12 @@ class Generator {
     }
     for (std::size_t i = 0; i < constraints_.size(); ++i) {
       w.line("Status propagate_" + std::to_string(i) + "_all();");
-      for (std::size_t v = 0; v < constraints_[i].vars.size(); ++v) {
+      for (std::size_t v = 0; v < posted_vars(i); ++v) {
         w.line("Status propagate_" + std::to_string(i) + "_new_" + constraints_[i].vars[v].name +
                "(ObjectId id);");
       }
       auto ps = patterns_of(constraints_[i]);
-      for (std::size_t k = 0; k < ps.size(); ++k) {
+      for (std::size_t k : woken_patterns(i)) {
         w.line("Status propagate_" + std::to_string(i) + "_on_" + cname(ps[k].choice) + "_" +
                std::to_string(k) + "(const ObjectId* ids);");
       }
@@ -2038,20 +2100,22 @@ class Generator {
       std::string arglist;
       for (std::size_t i = 0; i < n; ++i) arglist += (i ? ", " : "") + args[i];
       if (is_counter(c)) w.line(check("enforce_" + cname(c) + "(" + arglist + ")"));
-      auto each = [&](const std::string& fn, bool status) {
+      // A triangular instance is read through both orders of its arguments, unless a
+      // symmetric support table reads every permutation at once.
+      auto each = [&](const std::string& fn, bool status, bool both_orders) {
         std::string call1 = fn + "(ids)";
         w.line(status ? check(call1) : call1 + ";");
-        if (triangular(c)) {
+        if (triangular(c) && both_orders) {
           std::string call2 = fn + "(swapped)";
           w.line(status ? check(call2) : call2 + ";");
         }
       };
       for (std::size_t i = 0; i < constraints_.size(); ++i) {
         auto ps = patterns_of(constraints_[i]);
-        for (std::size_t k = 0; k < ps.size(); ++k) {
+        for (std::size_t k : woken_patterns(i)) {
           if (ps[k].choice == c) {
             each("propagate_" + std::to_string(i) + "_on_" + cname(c) + "_" + std::to_string(k),
-                 true);
+                 true, !symmetric(i));
           }
         }
       }
@@ -2060,7 +2124,7 @@ class Generator {
         for (std::size_t k = 0; k < ps.size(); ++k) {
           if (ps[k].choice == c) {
             each("check_trigger_" + std::to_string(t) + "_on_" + cname(c) + "_" + std::to_string(k),
-                 false);
+                 false, true);
           }
         }
       }
@@ -2144,7 +2208,8 @@ class Generator {
       if (is_parametric(s) || is_quotient(s)) continue;
       std::vector<std::string> calls;
       for (std::size_t i = 0; i < constraints_.size(); ++i) {
-        for (const auto& var : constraints_[i].vars) {
+        for (std::size_t v = 0; v < posted_vars(i); ++v) {
+          const Variable& var = constraints_[i].vars[v];
           if (membership_set(var.set) == s) {
             calls.push_back(check("propagate_" + std::to_string(i) + "_new_" + var.name + "(id)"));
           }
@@ -2226,7 +2291,7 @@ class Generator {
     const Item& item = constraints_[i];
     std::string n = std::to_string(i);
     auto origin = [&](std::size_t k) { return constraint_origin(i, k); };
-    const std::optional<SupportTable> table = support_table(item);
+    const std::optional<SupportTable>& table = supports_[i];
     if (table) emit_support_tables(w, i, *table);
     // The checks of one function: the support tables, or the clauses that read what changed.
     auto emit_checks = [&](Scope& scope, const std::vector<bool>& needs,
@@ -2248,7 +2313,7 @@ class Generator {
     w.line("return Status::Ok;");
     w.close();
     w.line();
-    for (VarId v = 0; v < item.vars.size(); ++v) {
+    for (VarId v = 0; v < posted_vars(i); ++v) {
       constraint_comment(w, i);
       w.comment("Posted on the tuples with $" + item.vars[v].name + " a new object.");
       w.open("Status Candidate::propagate_" + n + "_new_" + item.vars[v].name + "(ObjectId id)");
@@ -2262,7 +2327,7 @@ class Generator {
       w.line();
     }
     auto ps = patterns_of(item);
-    for (std::size_t k = 0; k < ps.size(); ++k) {
+    for (std::size_t k : woken_patterns(i)) {
       constraint_comment(w, i);
       w.comment("Woken when " + cname(ps[k].choice) + " changes.");
       w.open("Status Candidate::propagate_" + n + "_on_" + cname(ps[k].choice) + "_" +
@@ -2751,6 +2816,7 @@ class Generator {
   const Model& m_;
   const GeneratorOptions& o_;
   std::vector<Item> constraints_;
+  std::vector<std::optional<SupportTable>> supports_;  // by constraint
   std::vector<Item> counters_;
   std::vector<ChoiceId> counter_ids_;
   std::vector<ChoiceId> counter_order_;
