@@ -1557,6 +1557,8 @@ class Generator {
              "_check(const ObjectId* params, ObjectId x);");
       w.line("Status quotient_" + std::to_string(q) +
              "_from(const ObjectId* params, ObjectId first);");
+      w.line("Status quotient_" + std::to_string(q) +
+             "_around(const ObjectId* params, ObjectId x);");
       w.line("Status quotient_" + std::to_string(q) + "_all_params(ObjectId first);");
       w.line("Status quotient_" + std::to_string(q) + "_at(ObjectId x);");
     }
@@ -2430,6 +2432,20 @@ class Generator {
     w.line("return Status::Ok;");
     w.close();
     w.line();
+    w.comment("After a change of x's condition: x, and the larger members x may be equivalent to");
+    w.comment("(the only checks that read it).");
+    w.open("Status Candidate::quotient_" + n + "_around(const ObjectId* params, ObjectId x)");
+    w.line("if (!is_member(" + set_id(elem) + ", x)) return Status::Ok;");
+    w.line(check("quotient_" + n + "_check(params, x)"));
+    w.open("for (const ObjectId z : members(" + set_id(elem) + ", x + 1))");
+    w.open("if (truth_is(get_" + eq + "(x, z), " + mask(q.equivalence, q.equivalence_values) +
+           ") != Truth::False)");
+    w.line(check("quotient_" + n + "_check(params, z)"));
+    w.close();
+    w.close();
+    w.line("return Status::Ok;");
+    w.close();
+    w.line();
     // `call` on `params` for every parameter tuple.
     auto for_each_params = [&](const std::string& call) {
       Item params_item{std::vector<Variable>(q.vars.begin(), q.vars.end() - 1), {}, {}, true};
@@ -2466,8 +2482,11 @@ class Generator {
         continue;
       }
       if (c == q.equivalence) {
-        // equivalence(y, x) is read only by the check of the larger one.
-        w.line(check("quotient_" + n + "_at(std::max(ids[0], ids[1]))"));
+        // equivalence(y, x) is read only by the check of the larger one, when both are
+        // elements.
+        SetId elem = membership_set(q.vars.back().set);
+        w.line("if (is_member(" + set_id(elem) + ", std::min(ids[0], ids[1]))) " +
+               check("quotient_" + n + "_at(std::max(ids[0], ids[1]))"));
       }
       std::vector<std::string> orientations = {"ids"};
       if (triangular(c)) orientations.push_back("swapped");
@@ -2502,7 +2521,9 @@ class Generator {
                        set_id(membership_set(q.vars[v].set)) + ", " + id + ")";
           }
           w.line("const ObjectId params[] = {" + (np ? params : std::string("0")) + "};");
-          std::string call = check("quotient_" + n + "_from(params, " + first + ")");
+          std::string call =
+              check(x ? "quotient_" + n + "_around(params, " + first + ")"
+                      : "quotient_" + n + "_from(params, 0)");
           w.line(np ? "if (" + members + ") " + call : call);
           w.close();
         }
