@@ -1110,7 +1110,19 @@ class Generator {
     const std::string origin = "Origin{" + std::to_string(1 + i) + ", 0}";
     Locals locals{{}, true};
     std::vector<bool> declared(ps.size(), false);
-    auto level = [&](const std::vector<bool>& ready, bool) {
+    // A symmetric table reads a set of objects once: the variables it loops over are bound
+    // in increasing order.
+    std::vector<VarId> looped;
+    for (VarId v = 0; v < scope.names.size(); ++v) {
+      if (table.symmetric && scope.names[v].empty()) looped.push_back(v);
+    }
+    std::size_t ordered = 0;  // looped variables already compared with the previous one
+    auto level = [&](const std::vector<bool>& ready, bool in_loop) {
+      while (in_loop && ordered + 1 < looped.size() && ready[looped[ordered + 1]]) {
+        ++ordered;
+        w.line("if (" + scope.names[looped[ordered - 1]] + " > " + scope.names[looped[ordered]] +
+               ") continue;");
+      }
       declare_ready_locals(w, ps, ready, scope, declared, locals);
     };
     emit_scope(

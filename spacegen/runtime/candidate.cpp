@@ -219,7 +219,7 @@ std::size_t CandidateBase::stored_size(std::uint32_t choice, std::size_t index) 
 }
 
 template <typename F>
-void CandidateBase::for_each_live(F&& f) const {
+void CandidateBase::for_each_live(F&& f, bool open_only) const {
   const SpaceTable& t = table();
   std::array<ObjectId, kMaxArity> ids{};
   for (std::uint32_t c = 0; c < t.choices.size(); ++c) {
@@ -227,6 +227,9 @@ void CandidateBase::for_each_live(F&& f) const {
     if (ct.kind == ChoiceKind::Counter) continue;
     const ChoiceLayout& l = layout_->choices[c];
     for (std::size_t i = 0; i < l.count; ++i) {
+      // Most instances of a search's candidates are fixed: their size is cheaper to read
+      // than their objects.
+      if (open_only && stored_size(c, i) <= 1) continue;
       layout_->decode(c, i, ids.data());
       bool live = true;
       for (std::uint32_t a = 0; a < l.arity && live; ++a) {
@@ -251,20 +254,23 @@ std::vector<InstanceRef> CandidateBase::live_instances() const {
 
 std::optional<InstanceRef> CandidateBase::first_open_instance() const {
   std::optional<InstanceRef> out;
-  for_each_live([&](std::uint32_t c, std::size_t i, const ObjectId* ids, std::uint32_t arity) {
-    if (stored_size(c, i) <= 1) return true;
-    out = InstanceRef{c, std::vector<ObjectId>(ids, ids + arity)};
-    return false;
-  });
+  for_each_live(
+      [&](std::uint32_t c, std::size_t, const ObjectId* ids, std::uint32_t arity) {
+        out = InstanceRef{c, std::vector<ObjectId>(ids, ids + arity)};
+        return false;
+      },
+      /*open_only=*/true);
   return out;
 }
 
 std::vector<InstanceRef> CandidateBase::open_instances() const {
   std::vector<InstanceRef> out;
-  for_each_live([&](std::uint32_t c, std::size_t i, const ObjectId* ids, std::uint32_t arity) {
-    if (stored_size(c, i) > 1) out.push_back({c, std::vector<ObjectId>(ids, ids + arity)});
-    return true;
-  });
+  for_each_live(
+      [&](std::uint32_t c, std::size_t, const ObjectId* ids, std::uint32_t arity) {
+        out.push_back({c, std::vector<ObjectId>(ids, ids + arity)});
+        return true;
+      },
+      /*open_only=*/true);
   return out;
 }
 

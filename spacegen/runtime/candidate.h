@@ -229,10 +229,10 @@ class CandidateBase {
   void clear_queue();
   /// Number of values left in a stored enum or integer instance.
   std::size_t stored_size(std::uint32_t choice, std::size_t index) const;
-  /// Calls f(choice, index, ids, arity) for every live stored non-counter instance, in layout
-  /// order, until f returns false.
+  /// Calls f(choice, index, ids, arity) for every live stored non-counter instance (with more
+  /// than one value left when `open_only`), in layout order, until f returns false.
   template <typename F>
-  void for_each_live(F&& f) const;
+  void for_each_live(F&& f, bool open_only = false) const;
 
   struct QueuedInstance {
     std::uint32_t choice;
