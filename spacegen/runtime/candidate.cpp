@@ -153,7 +153,9 @@ Status CandidateBase::fail(Origin origin, std::uint32_t choice, const ObjectId* 
 bool CandidateBase::fire_trigger(std::uint32_t trigger, const ObjectId* ids, std::size_t arity,
                                  const std::uint32_t* sets) {
   std::size_t bit = 0;
-  for (std::size_t i = 0; i < arity; ++i) bit = bit * layout_->set_capacity[sets[i]] + ids[i];
+  for (std::size_t i = 0; i < arity; ++i) {
+    bit = bit * layout_->set_slots[sets[i]] + layout_->slot(sets[i], ids[i]);
+  }
   unsigned char& byte = bytes()[layout_->trigger_offset[trigger] + bit / 8];
   if ((byte >> (bit % 8)) & 1) return false;
   byte |= static_cast<unsigned char>(1u << (bit % 8));

@@ -158,6 +158,10 @@ class CandidateBase {
   /// Generated: after lowerings, registers new objects and propagates what they bring.
   virtual Status instantiate_new_objects() = 0;
 
+  /// The slot of an object of a set with `all_ids` (see Layout::slot).
+  std::uint32_t ranked_slot(std::size_t set, ObjectId id) const {
+    return layout_->set_rank[set][id];
+  }
   /// The membership bitset of a plain set (word aligned in the block).
   const std::uint64_t* member_words(std::size_t set) const {
     return block_.data() + layout_->set_offset[set] / 8;
@@ -211,8 +215,8 @@ class CandidateBase {
   void enqueue(std::uint32_t choice, std::size_t index, const std::array<ObjectId, kMaxArity>& ids);
   /// Records a conflict on the instance and returns Status::Conflict.
   Status fail(Origin origin, std::uint32_t choice, const ObjectId* ids);
-  /// Marks trigger `t` as fired for `ids` (over capacities `caps`) and queues its lowering;
-  /// false when it had already fired.
+  /// Marks trigger `t` as fired for `ids` (objects of membership sets `sets`) and queues its
+  /// lowering; false when it had already fired.
   bool fire_trigger(std::uint32_t trigger, const ObjectId* ids, std::size_t arity,
                     const std::uint32_t* sets);
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -13,12 +14,16 @@
 
 namespace sculpt::spacegen {
 
+/// The slot of an id outside a set's `all_ids`.
+inline constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
+
 struct ChoiceLayout {
   ChoiceKind kind = ChoiceKind::Enum;
   std::size_t offset = 0;  // bytes from the start of the block
   std::size_t stride = 0;  // bytes per instance
   std::uint32_t arity = 0;
-  std::array<std::uint32_t, kMaxArity> caps{};  // capacity of each argument's set
+  std::array<std::uint32_t, kMaxArity> sets{};  // the (membership) set of each argument
+  std::array<std::uint32_t, kMaxArity> caps{};  // slots of each argument's set
   bool triangular = false;                      // symmetric/antisymmetric: only a < b is stored
   std::size_t count = 0;                        // number of stored instances
   std::size_t first_instance = 0;               // global numbering of instances, for the worklist
@@ -41,6 +46,16 @@ struct CounterState {
 
 class Layout {
  public:
+  /// The slot of an object among the objects its set may ever hold: its rank in the set's
+  /// `all_ids`, or its id when the set (and its supersets) have none. Instances are numbered
+  /// over slots.
+  std::uint32_t slot(std::size_t set, ObjectId id) const {
+    return set_rank[set].empty() ? id : set_rank[set][id];
+  }
+  /// Whether the set may ever hold the object.
+  bool potential(std::size_t set, ObjectId id) const {
+    return id < set_capacity[set] && slot(set, id) != kNoSlot;
+  }
   /// Index of the stored instance over `ids` (in stored order for triangular choices).
   std::size_t index(std::size_t choice, const ObjectId* ids) const;
   void decode(std::size_t choice, std::size_t index, ObjectId* ids) const;
@@ -52,8 +67,11 @@ class Layout {
   std::size_t member_offset(std::size_t set) const { return set_offset[set]; }
 
   std::vector<ChoiceLayout> choices;
-  std::vector<std::size_t> set_offset;  // membership bitsets; parametric sets have none
+  std::vector<std::size_t> set_offset;  // membership bitsets (plain sets only)
   std::vector<std::uint32_t> set_capacity;
+  std::vector<std::uint32_t> set_slots;           // objects the set may ever hold
+  std::vector<std::vector<std::uint32_t>> set_rank;  // id -> slot; empty: the identity
+  std::vector<std::vector<ObjectId>> set_ids;        // slot -> id; empty: the identity
   std::vector<std::size_t> trigger_offset;  // "already fired" bitsets
   /// Host-code conditions per object tuple: 0 not computed (objects added later), 1 false,
   /// 2 true.
@@ -69,9 +87,15 @@ class LayoutBuilder {
  public:
   explicit LayoutBuilder(const SpaceTable& table);
   void set_capacity(std::size_t set, std::uint32_t capacity);
+  /// The ids of every object `set` may ever hold (its `all_ids`); each must be one its superset
+  /// may hold. A set without `all_ids` below one with it shares its superset's (`share_ids`).
+  /// After set_capacity, supersets first.
+  void set_all_ids(std::size_t set, std::vector<ObjectId> ids, std::optional<std::size_t> superset);
+  void share_ids(std::size_t set, std::size_t superset);
   void add_member(std::size_t set, ObjectId id);
   std::uint32_t capacity(std::size_t set) const { return layout_.set_capacity[set]; }
-  const std::vector<std::uint32_t>& capacities() const { return layout_.set_capacity; }
+  std::uint32_t slots(std::size_t set) const { return layout_.set_slots[set]; }
+  std::uint32_t slot(std::size_t set, ObjectId id) const { return layout_.slot(set, id); }
   /// The table of static filter `k`, `size` entries, all "not computed".
   std::vector<std::uint8_t>& static_filter(std::size_t k, std::size_t size) {
     if (layout_.static_filters.size() <= k) layout_.static_filters.resize(k + 1);
@@ -89,7 +113,7 @@ class LayoutBuilder {
   void place_choices();
   std::size_t instance_count(std::size_t choice) const { return layout_.choices[choice].count; }
   void set_universe(std::size_t choice, std::size_t index, std::vector<std::int64_t> values);
-  /// Trigger `t` quantifies over sets `sets`.
+  /// Trigger `t` quantifies over (membership) sets `sets`.
   void add_trigger(std::size_t trigger, const std::vector<std::uint32_t>& sets);
   Layout finish();
 

@@ -14,6 +14,9 @@ enum class Symmetry : std::uint8_t { None, Symmetric, Antisymmetric };
 struct SetTable {
   std::string name;
   bool parametric = false;
+  /// Parametric and quotient sets have no membership bitset: their members are those of a
+  /// plain superset that satisfy a condition.
+  bool quotient = false;
 };
 
 struct ChoiceTable {
