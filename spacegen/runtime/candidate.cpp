@@ -113,8 +113,10 @@ void CandidateBase::add_universe(std::uint32_t choice, std::size_t index,
   (*extra)[{choice, index}] = std::move(values);
   extra_universes_ = std::move(extra);
   // Trim the full domain the layout gave the dormant instance to the universe's size.
-  auto* words = reinterpret_cast<std::uint64_t*>(bytes() + l.offset + index * l.stride);
-  for (std::size_t b = n; b < l.stride * 8; ++b) words[b / 64] &= ~(std::uint64_t{1} << (b % 64));
+  unsigned char* slot = bytes() + l.offset + index * l.stride;
+  for (std::size_t b = n; b < l.stride * 8; ++b) {
+    slot[b / 8] = static_cast<unsigned char>(slot[b / 8] & ~(1u << (b % 8)));
+  }
 }
 
 void CandidateBase::enqueue(std::uint32_t choice, std::size_t index,

@@ -195,8 +195,7 @@ class CandidateBase {
   void add_universe(std::uint32_t choice, std::size_t index, std::vector<std::int64_t> values);
   IntDomainRef int_domain(std::uint32_t choice, std::size_t index) {
     const ChoiceLayout& l = layout_->choices[choice];
-    return {reinterpret_cast<std::uint64_t*>(bytes() + l.offset + index * l.stride),
-            universe(choice, index)};
+    return {bytes() + l.offset + index * l.stride, universe(choice, index)};
   }
   Interval int_bounds(std::uint32_t choice, std::size_t index) const {
     return const_cast<CandidateBase*>(this)->int_domain(choice, index).bounds();

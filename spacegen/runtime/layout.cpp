@@ -11,11 +11,13 @@ namespace {
 
 std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
 
-std::size_t enum_bytes(std::size_t num_values) {
-  if (num_values <= 8) return 1;
-  if (num_values <= 16) return 2;
-  if (num_values <= 32) return 4;
-  return 8;
+/// The slot of a bitset of `bits` bits (enum values, or an integer universe): 1, 2 or 4 bytes
+/// when they fit, else whole 64-bit words.
+std::size_t bitset_bytes(std::size_t bits) {
+  if (bits <= 8) return 1;
+  if (bits <= 16) return 2;
+  if (bits <= 32) return 4;
+  return (bits + 63) / 64 * 8;
 }
 
 }  // namespace
@@ -159,7 +161,7 @@ Layout LayoutBuilder::finish() {
     ChoiceLayout& l = layout_.choices[c];
     switch (l.kind) {
       case ChoiceKind::Enum:
-        l.stride = enum_bytes(l.num_values);
+        l.stride = bitset_bytes(l.num_values);
         break;
       case ChoiceKind::Counter:
         l.stride = sizeof(CounterState);
@@ -174,7 +176,7 @@ Layout LayoutBuilder::finish() {
           l.universe.insert(l.universe.end(), universes_[c][i].begin(), universes_[c][i].end());
         }
         l.universe_start[l.count] = static_cast<std::uint32_t>(l.universe.size());
-        l.stride = (widest + 63) / 64 * 8;
+        l.stride = bitset_bytes(widest);
         break;
       }
     }
