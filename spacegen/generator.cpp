@@ -88,6 +88,23 @@ spacedsl::CompareOp negated_op(spacedsl::CompareOp op) {
   return op;
 }
 
+/// `x op y` seen from y: `y op' x`.
+spacedsl::CompareOp mirrored_op(spacedsl::CompareOp op) {
+  using spacedsl::CompareOp;
+  switch (op) {
+    case CompareOp::Lt:
+      return CompareOp::Gt;
+    case CompareOp::Le:
+      return CompareOp::Ge;
+    case CompareOp::Gt:
+      return CompareOp::Lt;
+    case CompareOp::Ge:
+      return CompareOp::Le;
+    default:
+      return op;
+  }
+}
+
 std::string hex(std::uint64_t v) {
   std::ostringstream out;
   out << "0x" << std::hex << v << "ULL";
@@ -1459,7 +1476,51 @@ class Generator {
     return w.text();
   }
 
+  /// For each counter, whether propagation may impose a lower and an upper bound on it: a
+  /// comparison that a clause or a quotient forces bounds it on its side (both for `==`), and
+  /// a counter counting another passes its kinds of bounds to it (enforce_ cuts counted values).
+  std::vector<std::pair<bool, bool>> counter_bounds() const {
+    std::vector<std::pair<bool, bool>> bounds(m_.choices.size(), {false, false});
+    auto bound = [&](ChoiceId c, spacedsl::CompareOp op) {
+      using spacedsl::CompareOp;
+      if (!is_counter(c) || op == CompareOp::Ne) return;
+      bounds[c].first = bounds[c].first || (op != CompareOp::Lt && op != CompareOp::Le);
+      bounds[c].second = bounds[c].second || (op != CompareOp::Gt && op != CompareOp::Ge);
+    };
+    for (const auto* items : {&constraints_, &quotients_}) {
+      for (const Item& item : *items) {
+        for (const auto& clause : item.clauses) {
+          for (const Condition& cond : clause) {
+            if (cond.kind == Kind::CompareCode) bound(cond.lhs.choice, cond.op);
+            if (cond.kind == Kind::CompareChoices) {
+              bound(cond.lhs.choice, cond.op);
+              bound(cond.rhs.choice, mirrored_op(cond.op));
+            }
+            if (cond.kind == Kind::ChoiceEqual) {
+              bound(cond.lhs.choice, spacedsl::CompareOp::Eq);
+              bound(cond.rhs.choice, spacedsl::CompareOp::Eq);
+            }
+          }
+        }
+      }
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (ChoiceId c : counter_ids_) {
+        const auto& value = m_.choices[c].counter->value;
+        if (!value.choice || !is_counter(value.choice->choice)) continue;
+        auto& inner = bounds[value.choice->choice];
+        const std::pair<bool, bool> merged{inner.first || bounds[c].first,
+                                           inner.second || bounds[c].second};
+        changed = changed || merged != inner;
+        inner = merged;
+      }
+    }
+    return bounds;
+  }
+
   void emit_table(CodeWriter& w, std::uint64_t hash) const {
+    const std::vector<std::pair<bool, bool>> bounds = counter_bounds();
     w.open("const SpaceTable& Candidate::space_table()");
     w.open("static const SpaceTable table = []");
     w.line("SpaceTable t;");
@@ -1492,9 +1553,10 @@ class Generator {
         }
       }
       bool half = choice.counter && choice.counter->half;
+      auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
       w.line("t.choices.push_back({" + quoted(choice.name) + ", " + kind + ", {" + sets + "}, " +
-             symmetry + ", {" + values + "}, {" + involution + "}, " + (half ? "true" : "false") +
-             "});");
+             symmetry + ", {" + values + "}, {" + involution + "}, " + flag(half) + ", " +
+             flag(bounds[c].first) + ", " + flag(bounds[c].second) + "});");
     }
     for (const auto& [name, loc] : origins_) {
       w.line("t.origins.push_back({" + quoted(name) + ", " + quoted(loc) + "});");

@@ -18,6 +18,7 @@
 #include "spacegen/runtime/domain.h"
 #include "spacegen/runtime/layout.h"
 #include "spacegen/runtime/space_table.h"
+#include "support/check.h"
 
 namespace sculpt::spacegen {
 
@@ -202,11 +203,18 @@ class CandidateBase {
   }
   CounterState counter_state(std::uint32_t choice, std::size_t index) const {
     const ChoiceLayout& l = layout_->choices[choice];
-    return load<CounterState>(l.offset + index * l.stride);
+    return read_counter(bytes() + l.offset + index * l.stride, l.counter_fields);
   }
+  /// A bound the generator found no constraint to impose has no room in the block.
   void set_counter_state(std::uint32_t choice, std::size_t index, const CounterState& s) {
     const ChoiceLayout& l = layout_->choices[choice];
-    store(l.offset + index * l.stride, s);
+    SCULPT_CHECK((l.counter_fields & kCounterMin) || s.min_bound == -kInfinity)
+        << "a lower bound on counter " << table().choices[choice].name
+        << ", which no constraint bounds from below";
+    SCULPT_CHECK((l.counter_fields & kCounterMax) || s.max_bound == kInfinity)
+        << "an upper bound on counter " << table().choices[choice].name
+        << ", which no constraint bounds from above";
+    write_counter(bytes() + l.offset + index * l.stride, l.counter_fields, s);
   }
 
   /// Schedules the propagators of a changed instance (deduplicated until processed); `ids`

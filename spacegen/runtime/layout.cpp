@@ -126,6 +126,11 @@ void LayoutBuilder::place_choices() {
     }
     if (l.triangular) l.count = std::size_t{l.caps[0]} * (l.caps[0] - (l.caps[0] > 0)) / 2;
     l.num_values = t.values.size();
+    if (t.kind == ChoiceKind::Counter) {
+      l.counter_fields = static_cast<std::uint8_t>((t.half ? 0 : kCounterHi) |
+                                                   (t.lower_bound ? kCounterMin : 0) |
+                                                   (t.upper_bound ? kCounterMax : 0));
+    }
     l.first_instance = layout_.instances;
     layout_.instances += l.count;
     if (t.kind == ChoiceKind::Integer) universes_[c].resize(l.count);
@@ -164,7 +169,7 @@ Layout LayoutBuilder::finish() {
         l.stride = bitset_bytes(l.num_values);
         break;
       case ChoiceKind::Counter:
-        l.stride = sizeof(CounterState);
+        l.stride = counter_bytes(l.counter_fields);
         break;
       case ChoiceKind::Integer: {
         std::size_t widest = 1;
@@ -212,11 +217,9 @@ Layout LayoutBuilder::finish() {
           for (std::size_t b = 0; b < n; ++b) slot[b / 8] |= 1u << (b % 8);
           break;
         }
-        case ChoiceKind::Counter: {
-          CounterState state;
-          std::memcpy(slot, &state, sizeof state);
+        case ChoiceKind::Counter:
+          write_counter(slot, l.counter_fields, CounterState{});
           break;
-        }
       }
     }
   }

@@ -3,8 +3,10 @@
 // live in the block, the integer universes and the initial (full) domains. Computed once per
 // backbone and shared read-only by every candidate, which copies only the block.
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <vector>
@@ -28,6 +30,7 @@ struct ChoiceLayout {
   std::size_t count = 0;                        // number of stored instances
   std::size_t first_instance = 0;               // global numbering of instances, for the worklist
   std::size_t num_values = 0;                   // enum
+  std::uint8_t counter_fields = 0;              // counters: CounterField bits
   // Integers: the universe of instance i is universe[universe_start[i] .. universe_start[i+1]).
   std::vector<std::int64_t> universe;
   std::vector<std::uint32_t> universe_start;
@@ -43,6 +46,38 @@ struct CounterState {
   std::int64_t max_bound = kInfinity;
   Interval value() const { return {std::max(lo, min_bound), std::min(hi, max_bound)}; }
 };
+
+/// The fields of a CounterState a counter stores besides `lo`: half counters keep no `hi`
+/// (always kInfinity), and a bound propagation never imposes on that counter is not stored
+/// (always infinite).
+enum CounterField : std::uint8_t { kCounterHi = 1, kCounterMin = 2, kCounterMax = 4 };
+inline std::size_t counter_bytes(std::uint8_t fields) {
+  return sizeof(std::int64_t) * (1 + static_cast<std::size_t>(std::popcount(fields)));
+}
+inline CounterState read_counter(const unsigned char* slot, std::uint8_t fields) {
+  CounterState s;
+  auto next = [&](std::int64_t* v) {
+    std::memcpy(v, slot, sizeof *v);
+    slot += sizeof *v;
+  };
+  next(&s.lo);
+  s.hi = kInfinity;
+  if (fields & kCounterHi) next(&s.hi);
+  if (fields & kCounterMin) next(&s.min_bound);
+  if (fields & kCounterMax) next(&s.max_bound);
+  return s;
+}
+/// Writes the stored fields only.
+inline void write_counter(unsigned char* slot, std::uint8_t fields, const CounterState& state) {
+  auto next = [&](std::int64_t v) {
+    std::memcpy(slot, &v, sizeof v);
+    slot += sizeof v;
+  };
+  next(state.lo);
+  if (fields & kCounterHi) next(state.hi);
+  if (fields & kCounterMin) next(state.min_bound);
+  if (fields & kCounterMax) next(state.max_bound);
+}
 
 class Layout {
  public:

@@ -83,6 +83,23 @@ TEST(SpacegenRuntime, CounterTermsAndSlack) {
   EXPECT_EQ(sat_add(kInfinity, kInfinity), kInfinity);
 }
 
+TEST(SpacegenRuntime, CountersStoreOnlyTheirFields) {
+  EXPECT_EQ(counter_bytes(kCounterHi | kCounterMin | kCounterMax), sizeof(CounterState));
+  EXPECT_EQ(counter_bytes(kCounterMax), 16u);
+  unsigned char slot[24] = {};
+  const CounterState half_bounded{3, kInfinity, -kInfinity, 9};
+  write_counter(slot, kCounterMax, half_bounded);
+  CounterState read = read_counter(slot, kCounterMax);
+  EXPECT_EQ(read.value(), (Interval{3, 9}));
+  EXPECT_EQ(read.hi, kInfinity);
+  EXPECT_EQ(read.min_bound, -kInfinity);
+  const CounterState unbounded{-2, 5, -kInfinity, kInfinity};
+  write_counter(slot, kCounterHi, unbounded);
+  read = read_counter(slot, kCounterHi);
+  EXPECT_EQ(read.value(), (Interval{-2, 5}));
+  EXPECT_EQ(read.max_bound, kInfinity);
+}
+
 TEST(SpacegenRuntime, LayoutIndexAndDecodeRoundTrip) {
   SpaceTable table;
   table.sets = {{"S", false}, {"T", false}};
