@@ -45,9 +45,9 @@ struct ReverseField {
 struct Quotient;
 
 /// Field inheritance: a subset takes from its superset every host field it does not set,
-/// except `iterator`, `from_superset` and `all_ids`; after inheritance `type`, `id_type`, `iterator`,
-/// `item_getter`, `id_getter` and `capacity` are set, and so is `from_superset` for a subset
-/// that is not a quotient.
+/// except `iterator`, `from_superset` and `all_ids`; after inheritance `type`, `id_type`,
+/// `iterator`, `item_getter`, `id_getter` and `capacity` are set, and so is `from_superset` for a
+/// subset that is not a quotient.
 struct Set {
   std::string name;
   std::string doc;

@@ -127,9 +127,9 @@ void LayoutBuilder::place_choices() {
     if (l.triangular) l.count = std::size_t{l.caps[0]} * (l.caps[0] - (l.caps[0] > 0)) / 2;
     l.num_values = t.values.size();
     if (t.kind == ChoiceKind::Counter) {
-      l.counter_fields = static_cast<std::uint8_t>((t.half ? 0 : kCounterHi) |
-                                                   (t.lower_bound ? kCounterMin : 0) |
-                                                   (t.upper_bound ? kCounterMax : 0));
+      l.counter_fields =
+          static_cast<std::uint8_t>((t.half ? 0 : kCounterHi) | (t.lower_bound ? kCounterMin : 0) |
+                                    (t.upper_bound ? kCounterMax : 0));
     }
     l.first_instance = layout_.instances;
     layout_.instances += l.count;

@@ -104,7 +104,7 @@ class Layout {
   std::vector<ChoiceLayout> choices;
   std::vector<std::size_t> set_offset;  // membership bitsets (plain sets only)
   std::vector<std::uint32_t> set_capacity;
-  std::vector<std::uint32_t> set_slots;           // objects the set may ever hold
+  std::vector<std::uint32_t> set_slots;              // objects the set may ever hold
   std::vector<std::vector<std::uint32_t>> set_rank;  // id -> slot; empty: the identity
   std::vector<std::vector<ObjectId>> set_ids;        // slot -> id; empty: the identity
   std::vector<std::size_t> trigger_offset;  // "already fired" bitsets

@@ -133,7 +133,8 @@ TEST(SpacegenRuntime, LayoutIndexAndDecodeRoundTrip) {
 TEST(SpacegenRuntime, AllIdsNumberInstancesOverTheirSlots) {
   SpaceTable table;
   table.sets = {{"S", false}, {"T", false}};
-  table.choices.push_back({"pair", ChoiceKind::Enum, {1, 1}, Symmetry::Symmetric, {"A"}, {}, false});
+  table.choices.push_back(
+      {"pair", ChoiceKind::Enum, {1, 1}, Symmetry::Symmetric, {"A"}, {}, false});
   table.choices.push_back({"grid", ChoiceKind::Enum, {0, 1}, Symmetry::None, {"X"}, {}, false});
   LayoutBuilder builder(table);
   builder.set_capacity(0, 7);
