@@ -162,6 +162,34 @@ std::vector<const Statement*> Kernel::statements() const {
   return out;
 }
 
+std::vector<StmtId> Kernel::inst_stmt_ids() const {
+  std::vector<StmtId> out;
+  for (const Instruction& inst : insts_) out.push_back(inst.stmt_id());
+  return out;
+}
+
+std::vector<StmtId> Kernel::mem_inst_stmt_ids() const {
+  std::vector<StmtId> out;
+  for (const Instruction& inst : insts_) {
+    if (inst.is_mem()) out.push_back(inst.stmt_id());
+  }
+  return out;
+}
+
+std::vector<StmtId> Kernel::dim_stmt_ids() const {
+  std::vector<StmtId> out;
+  for (const Dimension& dim : dims_) out.push_back(dim.stmt_id());
+  return out;
+}
+
+std::vector<StmtId> Kernel::static_dim_stmt_ids() const {
+  std::vector<StmtId> out;
+  for (const Dimension& dim : dims_) {
+    if (dim.is_static()) out.push_back(dim.stmt_id());
+  }
+  return out;
+}
+
 std::vector<const MemRegion*> Kernel::mem_regions() const {
   std::vector<const MemRegion*> out;
   for (const MemRegion& mem : mems_) {

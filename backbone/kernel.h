@@ -277,6 +277,12 @@ class Kernel {
   std::vector<const Dimension*> dimensions() const;
   std::vector<const Dimension*> static_dims() const;
   std::vector<const Statement*> statements() const;
+  // Statement ids of every instruction, memory instruction, dimension and static dimension,
+  // pre-allocated ones included: what the space's sets may ever hold.
+  std::vector<StmtId> inst_stmt_ids() const;
+  std::vector<StmtId> mem_inst_stmt_ids() const;
+  std::vector<StmtId> dim_stmt_ids() const;
+  std::vector<StmtId> static_dim_stmt_ids() const;
   std::vector<const MemRegion*> mem_regions() const;
   std::vector<const DimMapping*> dim_mappings() const;
   std::vector<const LogicalDim*> logical_dims() const;

@@ -45,9 +45,9 @@ struct ReverseField {
 struct Quotient;
 
 /// Field inheritance: a subset takes from its superset every host field it does not set,
-/// except `iterator` and `from_superset`; after inheritance `type`, `id_type`, `iterator`,
-/// `item_getter`, `id_getter` and `capacity` are set, and so is `from_superset` for a subset
-/// that is not a quotient.
+/// except `iterator`, `from_superset` and `all_ids`; after inheritance `type`, `id_type`,
+/// `iterator`, `item_getter`, `id_getter` and `capacity` are set, and so is `from_superset` for a
+/// subset that is not a quotient.
 struct Set {
   std::string name;
   std::string doc;
@@ -68,6 +68,10 @@ struct Set {
   /// Upper bound on the ids of this set's objects, those lowerings may add included: ids are
   /// dense integers in [0, capacity), which is what lets the decision vector be one block.
   std::string capacity;
+  /// Plain sets, optional, not inherited: a range over the ids of every object the set may ever
+  /// hold, those lowerings add included. The decision vector then gives instances only to these
+  /// objects (and to those of its subsets without `all_ids`).
+  std::string all_ids;
   std::optional<ReverseField> reverse;
   std::optional<std::size_t> quotient;  // index into Model::quotients
 };

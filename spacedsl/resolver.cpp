@@ -22,9 +22,9 @@ constexpr std::size_t kMaxSetDepth = 64;
 constexpr std::array<std::string_view, 4> kReservedVars = {"fun", "id", "item", "new"};
 
 /// The host fields of a set, in the order they are listed in messages.
-constexpr std::array<std::string_view, 9> kHostFields = {"type",          "id_type",    "iterator",
-                                                         "item_getter",   "id_getter",  "new_objs",
-                                                         "from_superset", "add_to_set", "capacity"};
+constexpr std::array<std::string_view, 10> kHostFields = {
+    "type",     "id_type",       "iterator",   "item_getter", "id_getter",
+    "new_objs", "from_superset", "add_to_set", "capacity",    "all_ids"};
 
 /// The member holding a host field of a set (const or not), nullptr for an unknown field.
 template <typename S>
@@ -38,6 +38,7 @@ auto host_field(S& set, std::string_view field) -> decltype(&set.type) {
   if (field == "from_superset") return &set.from_superset;
   if (field == "add_to_set") return &set.add_to_set;
   if (field == "capacity") return &set.capacity;
+  if (field == "all_ids") return &set.all_ids;
   return nullptr;
 }
 
@@ -629,6 +630,13 @@ class Resolver {
             continue;
           }
           seen.push_back(name);
+          // Instances over parametric and quotient sets live over their plain superset.
+          if (name == "all_ids" && (set.parameter || set.quotient)) {
+            error(file, host->field.offset,
+                  std::string("'all_ids' is for plain sets, not ") +
+                      (set.parameter ? "parametric" : "quotient") + " ones");
+            continue;
+          }
           *target = code(file, host->code, scope, field_names_in_scope(name));
         } else if (const auto* disjoint = boost::get<ast::DisjointField>(&field)) {
           if (has_disjoint) {
@@ -760,7 +768,7 @@ class Resolver {
       if (!set.superset) continue;
       const Set& super = model_.sets[*set.superset];
       for (std::string_view field : kHostFields) {
-        if (field == "iterator" || field == "from_superset") continue;
+        if (field == "iterator" || field == "from_superset" || field == "all_ids") continue;
         std::string* mine = host_field(set, field);
         if (mine->empty()) *mine = *host_field(super, field);
       }

@@ -90,6 +90,23 @@ spacedsl::CompareOp negated_op(spacedsl::CompareOp op) {
   return op;
 }
 
+/// `x op y` seen from y: `y op' x`.
+spacedsl::CompareOp mirrored_op(spacedsl::CompareOp op) {
+  using spacedsl::CompareOp;
+  switch (op) {
+    case CompareOp::Lt:
+      return CompareOp::Gt;
+    case CompareOp::Le:
+      return CompareOp::Ge;
+    case CompareOp::Gt:
+      return CompareOp::Lt;
+    case CompareOp::Ge:
+      return CompareOp::Le;
+    default:
+      return op;
+  }
+}
+
 std::string hex(std::uint64_t v) {
   std::ostringstream out;
   out << "0x" << std::hex << v << "ULL";
@@ -214,6 +231,19 @@ class Generator {
     s = effective_set(s);
     while (m_.sets[s].superset) s = effective_set(*m_.sets[s].superset);
     return s;
+  }
+  /// Whether a plain set's instances are numbered over an `all_ids` list (its own or its
+  /// nearest plain superset's) rather than over ids.
+  bool ranked(SetId s) const {
+    while (m_.sets[s].all_ids.empty()) {
+      if (!m_.sets[s].superset) return false;
+      s = effective_set(*m_.sets[s].superset);
+    }
+    return true;
+  }
+  /// The slot of object `id` of membership set `s` (see Layout::slot).
+  std::string slot_expr(SetId s, const std::string& id) const {
+    return ranked(s) ? "ranked_slot(" + set_id(s) + ", " + id + ")" : id;
   }
   bool triangular(ChoiceId c) const {
     return m_.choices[c].symmetric || !m_.choices[c].antisymmetric_map.empty();
@@ -1606,16 +1636,22 @@ class Generator {
 
   /// `index_<c>`: the stored instance over its ids (a0 < a1 for triangular choices).
   void emit_index(CodeWriter& w, ChoiceId c) const {
-    std::size_t n = m_.choices[c].args.size();
+    const auto& args = m_.choices[c].args;
+    std::size_t n = args.size();
+    auto slot = [&](std::size_t i) {
+      return slot_expr(membership_set(args[i].set), "a" + std::to_string(i));
+    };
     w.open("std::size_t index_" + cname(c) + "(" + id_params(n) + ") const");
     if (triangular(c)) {
-      w.line("return std::size_t{a1} * (a1 - 1) / 2 + a0;");
+      w.line("const std::size_t lo = " + slot(0) + ";");
+      w.line("const std::size_t hi = " + slot(1) + ";");
+      w.line("return hi * (hi - 1) / 2 + lo;");
     } else if (n == 0) {
       w.line("return 0;");
     } else {
-      std::string expr = "std::size_t{a0}";
+      std::string expr = "std::size_t{" + slot(0) + "}";
       for (std::size_t i = 1; i < n; ++i) {
-        expr = "(" + expr + ") * caps[" + std::to_string(i) + "] + a" + std::to_string(i);
+        expr = "(" + expr + ") * caps[" + std::to_string(i) + "] + " + slot(i);
       }
       if (n > 1) w.line("const auto& caps = layout_->choices[" + choice_id(c) + "].caps;");
       w.line("return " + expr + ";");
@@ -1701,14 +1737,59 @@ class Generator {
     return w.text();
   }
 
+  /// For each counter, whether propagation may impose a lower and an upper bound on it: a
+  /// comparison that a clause or a quotient forces bounds it on its side (both for `==`), and
+  /// a counter counting another passes its kinds of bounds to it (enforce_ cuts counted values).
+  std::vector<std::pair<bool, bool>> counter_bounds() const {
+    std::vector<std::pair<bool, bool>> bounds(m_.choices.size(), {false, false});
+    auto bound = [&](ChoiceId c, spacedsl::CompareOp op) {
+      using spacedsl::CompareOp;
+      if (!is_counter(c) || op == CompareOp::Ne) return;
+      bounds[c].first = bounds[c].first || (op != CompareOp::Lt && op != CompareOp::Le);
+      bounds[c].second = bounds[c].second || (op != CompareOp::Gt && op != CompareOp::Ge);
+    };
+    for (const auto* items : {&constraints_, &quotients_}) {
+      for (const Item& item : *items) {
+        for (const auto& clause : item.clauses) {
+          for (const Condition& cond : clause) {
+            if (cond.kind == Kind::CompareCode) bound(cond.lhs.choice, cond.op);
+            if (cond.kind == Kind::CompareChoices) {
+              bound(cond.lhs.choice, cond.op);
+              bound(cond.rhs.choice, mirrored_op(cond.op));
+            }
+            if (cond.kind == Kind::ChoiceEqual) {
+              bound(cond.lhs.choice, spacedsl::CompareOp::Eq);
+              bound(cond.rhs.choice, spacedsl::CompareOp::Eq);
+            }
+          }
+        }
+      }
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (ChoiceId c : counter_ids_) {
+        const auto& value = m_.choices[c].counter->value;
+        if (!value.choice || !is_counter(value.choice->choice)) continue;
+        auto& inner = bounds[value.choice->choice];
+        const std::pair<bool, bool> merged{inner.first || bounds[c].first,
+                                           inner.second || bounds[c].second};
+        changed = changed || merged != inner;
+        inner = merged;
+      }
+    }
+    return bounds;
+  }
+
   void emit_table(CodeWriter& w, std::uint64_t hash) const {
+    const std::vector<std::pair<bool, bool>> bounds = counter_bounds();
     w.open("const SpaceTable& Candidate::space_table()");
     w.open("static const SpaceTable table = []");
     w.line("SpaceTable t;");
     w.line("t.name = " + quoted(o_.ns) + ";");
     for (SetId s = 0; s < m_.sets.size(); ++s) {
       w.line("t.sets.push_back({" + quoted(m_.sets[s].name) + ", " +
-             (is_parametric(s) ? "true" : "false") + "});");
+             (is_parametric(s) ? "true" : "false") + ", " + (is_quotient(s) ? "true" : "false") +
+             "});");
     }
     for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
       const auto& choice = m_.choices[c];
@@ -1733,9 +1814,10 @@ class Generator {
         }
       }
       bool half = choice.counter && choice.counter->half;
+      auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
       w.line("t.choices.push_back({" + quoted(choice.name) + ", " + kind + ", {" + sets + "}, " +
-             symmetry + ", {" + values + "}, {" + involution + "}, " + (half ? "true" : "false") +
-             "});");
+             symmetry + ", {" + values + "}, {" + involution + "}, " + flag(half) + ", " +
+             flag(bounds[c].first) + ", " + flag(bounds[c].second) + "});");
     }
     for (const auto& [name, loc] : origins_) {
       w.line("t.origins.push_back({" + quoted(name) + ", " + quoted(loc) + "});");
@@ -1809,12 +1891,17 @@ class Generator {
     }
     return substitute(f.cond->code, vars, fun);
   }
-  std::string filter_index(std::size_t k, const std::string& caps) const {
+  /// The entry of a0 (, a1) in filter k's table, over the slots of their sets: `slots(set)`
+  /// and `slot(set, id)` are the expressions giving them.
+  std::string filter_index(
+      std::size_t k, const std::function<std::string(SetId)>& slots,
+      const std::function<std::string(SetId, const std::string&)>& slot) const {
     const StaticFilter& f = filters_[k];
     if (f.vars.empty()) return "0";
-    if (f.vars.size() == 1) return "a0";
-    return "std::size_t{a0} * " + caps + "[" + set_id(membership_set(f.item->vars[f.vars[1]].set)) +
-           "] + a1";
+    SetId s0 = membership_set(f.item->vars[f.vars[0]].set);
+    if (f.vars.size() == 1) return slot(s0, "a0");
+    SetId s1 = membership_set(f.item->vars[f.vars[1]].set);
+    return "std::size_t{" + slot(s0, "a0") + "} * " + slots(s1) + " + " + slot(s1, "a1");
   }
 
   void emit_filters(CodeWriter& w) const {
@@ -1824,8 +1911,11 @@ class Generator {
                 "), cached per object tuple by make_layout.");
       w.open("bool Candidate::filter_" + std::to_string(k) + "(" + id_params(f.vars.size()) +
              ") const");
+      std::string index = filter_index(
+          k, [&](SetId s) { return "layout_->set_slots[" + set_id(s) + "]"; },
+          [&](SetId s, const std::string& id) { return slot_expr(s, id); });
       w.line("const std::uint8_t cached = layout_->static_filters[" + std::to_string(k) + "][" +
-             filter_index(k, "layout_->set_capacity") + "];");
+             index + "];");
       w.line("if (cached != 0) return cached == 2;");
       w.line("return static_cast<bool>(" + filter_code(k, "(*fun_)") + ");  // a new object");
       w.close();
@@ -1837,7 +1927,7 @@ class Generator {
     const StaticFilter& f = filters_[k];
     std::string size = "1";
     for (VarId v : f.vars) {
-      size += " * builder.capacity(" + set_id(membership_set(f.item->vars[v].set)) + ")";
+      size += " * builder.slots(" + set_id(membership_set(f.item->vars[v].set)) + ")";
     }
     w.open("");
     w.line("std::vector<std::uint8_t>& filter = builder.static_filter(" + std::to_string(k) + ", " +
@@ -1851,8 +1941,12 @@ class Generator {
       ++opened;
       w.line("if (!builder.has_member(" + set_id(s) + ", " + v + ")) continue;");
     }
-    w.line("filter[" + filter_index(k, "builder.capacities()") + "] = static_cast<bool>(" +
-           filter_code(k, "fun") + ") ? 2 : 1;");
+    std::string index = filter_index(
+        k, [&](SetId s) { return "builder.slots(" + set_id(s) + ")"; },
+        [&](SetId s, const std::string& id) {
+          return "builder.slot(" + set_id(s) + ", " + id + ")";
+        });
+    w.line("filter[" + index + "] = static_cast<bool>(" + filter_code(k, "fun") + ") ? 2 : 1;");
     for (int i = 0; i < opened; ++i) w.close();
   }
 
@@ -1862,6 +1956,22 @@ class Generator {
     for (SetId s = 0; s < m_.sets.size(); ++s) {
       w.line("builder.set_capacity(" + set_id(s) + ", static_cast<std::uint32_t>(" +
              substitute(m_.sets[s].capacity, {}, "fun") + "));");
+    }
+    for (SetId s : plain_sets_by_depth()) {
+      const spacedsl::Set& set = m_.sets[s];
+      std::optional<SetId> super;
+      if (set.superset) super = membership_set(*set.superset);
+      if (!set.all_ids.empty()) {
+        w.open("");
+        w.line("std::vector<ObjectId> ids;");
+        w.line("for (auto&& id : " + substitute(set.all_ids, {}, "fun") +
+               ") ids.push_back(to_object_id(id));");
+        w.line("builder.set_all_ids(" + set_id(s) + ", std::move(ids), " +
+               (super ? set_id(*super) : std::string("std::nullopt")) + ");");
+        w.close();
+      } else if (super && ranked(s)) {
+        w.line("builder.share_ids(" + set_id(s) + ", " + set_id(*super) + ");");
+      }
     }
     for (SetId s = 0; s < m_.sets.size(); ++s) {
       if (is_parametric(s) || is_quotient(s)) continue;
@@ -1876,7 +1986,7 @@ class Generator {
     for (std::size_t t = 0; t < triggers_.size(); ++t) {
       std::string sets;
       for (std::size_t i = 0; i < triggers_[t].vars.size(); ++i) {
-        sets += (i ? ", " : "") + set_id(triggers_[t].vars[i].set);
+        sets += (i ? ", " : "") + set_id(membership_set(triggers_[t].vars[i].set));
       }
       w.line("builder.add_trigger(" + std::to_string(t) + ", {" + sets + "});");
     }
@@ -1897,6 +2007,21 @@ class Generator {
     w.line("return propagate();");
     w.close();
     w.line();
+  }
+
+  /// The plain sets (neither parametric nor quotients), supersets first.
+  std::vector<SetId> plain_sets_by_depth() const {
+    std::vector<std::pair<std::size_t, SetId>> by_depth;
+    for (SetId s = 0; s < m_.sets.size(); ++s) {
+      if (is_parametric(s) || is_quotient(s)) continue;
+      std::size_t depth = 0;
+      for (SetId t = s; m_.sets[t].superset; t = effective_set(*m_.sets[t].superset)) ++depth;
+      by_depth.emplace_back(depth, s);
+    }
+    std::sort(by_depth.begin(), by_depth.end());
+    std::vector<SetId> out;
+    for (const auto& entry : by_depth) out.push_back(entry.second);
+    return out;
   }
 
   /// Emits the loops computing the universe of every present instance of integer choice `c`.
@@ -2203,9 +2328,8 @@ class Generator {
     for (SetId s = 0; s < m_.sets.size(); ++s) {
       if (is_parametric(s) || is_quotient(s)) continue;
       w.open("for_each_" + m_.sets[s].name + "(*fun_, [&](ObjectId id)");
-      w.line("SCULPT_CHECK(id < layout_->set_capacity[" + set_id(s) +
-             "]) << \"a lowering added an object of " + m_.sets[s].name +
-             " beyond its capacity\";");
+      w.line("SCULPT_CHECK(layout_->potential(" + set_id(s) + ", id)) << \"a lowering added an " +
+             "object of " + m_.sets[s].name + " beyond its capacity or outside its all_ids\";");
       w.line("if (is_member(" + set_id(s) + ", id)) return;");
       w.line("add_member(" + set_id(s) + ", id);");
       w.line("added.emplace_back(" + set_id(s) + ", id);");
@@ -2807,7 +2931,7 @@ class Generator {
       std::string ids, sets;
       for (std::size_t v = 0; v < item.vars.size(); ++v) {
         ids += (v ? ", " : "") + scope.names[v];
-        sets += (v ? ", " : "") + set_id(item.vars[v].set);
+        sets += (v ? ", " : "") + set_id(membership_set(item.vars[v].set));
       }
       w.open("if (" + counted + " == Truth::True)");
       w.line("const ObjectId fired[] = {" + (ids.empty() ? std::string("0") : ids) + "};");

@@ -113,8 +113,10 @@ void CandidateBase::add_universe(std::uint32_t choice, std::size_t index,
   (*extra)[{choice, index}] = std::move(values);
   extra_universes_ = std::move(extra);
   // Trim the full domain the layout gave the dormant instance to the universe's size.
-  auto* words = reinterpret_cast<std::uint64_t*>(bytes() + l.offset + index * l.stride);
-  for (std::size_t b = n; b < l.stride * 8; ++b) words[b / 64] &= ~(std::uint64_t{1} << (b % 64));
+  unsigned char* slot = bytes() + l.offset + index * l.stride;
+  for (std::size_t b = n; b < l.stride * 8; ++b) {
+    slot[b / 8] = static_cast<unsigned char>(slot[b / 8] & ~(1u << (b % 8)));
+  }
 }
 
 void CandidateBase::enqueue(std::uint32_t choice, std::size_t index,
@@ -153,7 +155,9 @@ Status CandidateBase::fail(Origin origin, std::uint32_t choice, const ObjectId* 
 bool CandidateBase::fire_trigger(std::uint32_t trigger, const ObjectId* ids, std::size_t arity,
                                  const std::uint32_t* sets) {
   std::size_t bit = 0;
-  for (std::size_t i = 0; i < arity; ++i) bit = bit * layout_->set_capacity[sets[i]] + ids[i];
+  for (std::size_t i = 0; i < arity; ++i) {
+    bit = bit * layout_->set_slots[sets[i]] + layout_->slot(sets[i], ids[i]);
+  }
   unsigned char& byte = bytes()[layout_->trigger_offset[trigger] + bit / 8];
   if ((byte >> (bit % 8)) & 1) return false;
   byte |= static_cast<unsigned char>(1u << (bit % 8));

@@ -18,6 +18,7 @@
 #include "spacegen/runtime/domain.h"
 #include "spacegen/runtime/layout.h"
 #include "spacegen/runtime/space_table.h"
+#include "support/check.h"
 
 namespace sculpt::spacegen {
 
@@ -158,6 +159,10 @@ class CandidateBase {
   /// Generated: after lowerings, registers new objects and propagates what they bring.
   virtual Status instantiate_new_objects() = 0;
 
+  /// The slot of an object of a set with `all_ids` (see Layout::slot).
+  std::uint32_t ranked_slot(std::size_t set, ObjectId id) const {
+    return layout_->set_rank[set][id];
+  }
   /// The membership bitset of a plain set (word aligned in the block).
   const std::uint64_t* member_words(std::size_t set) const {
     return block_.data() + layout_->set_offset[set] / 8;
@@ -191,19 +196,25 @@ class CandidateBase {
   void add_universe(std::uint32_t choice, std::size_t index, std::vector<std::int64_t> values);
   IntDomainRef int_domain(std::uint32_t choice, std::size_t index) {
     const ChoiceLayout& l = layout_->choices[choice];
-    return {reinterpret_cast<std::uint64_t*>(bytes() + l.offset + index * l.stride),
-            universe(choice, index)};
+    return {bytes() + l.offset + index * l.stride, universe(choice, index)};
   }
   Interval int_bounds(std::uint32_t choice, std::size_t index) const {
     return const_cast<CandidateBase*>(this)->int_domain(choice, index).bounds();
   }
   CounterState counter_state(std::uint32_t choice, std::size_t index) const {
     const ChoiceLayout& l = layout_->choices[choice];
-    return load<CounterState>(l.offset + index * l.stride);
+    return read_counter(bytes() + l.offset + index * l.stride, l.counter_fields);
   }
+  /// A bound the generator found no constraint to impose has no room in the block.
   void set_counter_state(std::uint32_t choice, std::size_t index, const CounterState& s) {
     const ChoiceLayout& l = layout_->choices[choice];
-    store(l.offset + index * l.stride, s);
+    SCULPT_CHECK((l.counter_fields & kCounterMin) || s.min_bound == -kInfinity)
+        << "a lower bound on counter " << table().choices[choice].name
+        << ", which no constraint bounds from below";
+    SCULPT_CHECK((l.counter_fields & kCounterMax) || s.max_bound == kInfinity)
+        << "an upper bound on counter " << table().choices[choice].name
+        << ", which no constraint bounds from above";
+    write_counter(bytes() + l.offset + index * l.stride, l.counter_fields, s);
   }
 
   /// Schedules the propagators of a changed instance (deduplicated until processed); `ids`
@@ -211,8 +222,8 @@ class CandidateBase {
   void enqueue(std::uint32_t choice, std::size_t index, const std::array<ObjectId, kMaxArity>& ids);
   /// Records a conflict on the instance and returns Status::Conflict.
   Status fail(Origin origin, std::uint32_t choice, const ObjectId* ids);
-  /// Marks trigger `t` as fired for `ids` (over capacities `caps`) and queues its lowering;
-  /// false when it had already fired.
+  /// Marks trigger `t` as fired for `ids` (objects of membership sets `sets`) and queues its
+  /// lowering; false when it had already fired.
   bool fire_trigger(std::uint32_t trigger, const ObjectId* ids, std::size_t arity,
                     const std::uint32_t* sets);
 

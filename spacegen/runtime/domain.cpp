@@ -3,24 +3,23 @@
 namespace sculpt::spacegen {
 
 bool IntDomainRef::empty() const {
-  for (std::size_t w = 0; w * 64 < size(); ++w) {
-    if (words_[w] != 0) return false;
+  for (std::size_t b = 0; b < num_bytes(); ++b) {
+    if (bits_[b] != 0) return false;
   }
   return true;
 }
 
 Interval IntDomainRef::bounds() const {
   Interval r{kInfinity, -kInfinity};
-  std::size_t nwords = (size() + 63) / 64;
-  for (std::size_t w = 0; w < nwords; ++w) {
-    if (words_[w] != 0) {
-      r.lo = universe_[w * 64 + std::countr_zero(words_[w])];
+  for (std::size_t b = 0; b < num_bytes(); ++b) {
+    if (bits_[b] != 0) {
+      r.lo = universe_[b * 8 + static_cast<std::size_t>(std::countr_zero(bits_[b]))];
       break;
     }
   }
-  for (std::size_t w = nwords; w-- > 0;) {
-    if (words_[w] != 0) {
-      r.hi = universe_[w * 64 + 63 - std::countl_zero(words_[w])];
+  for (std::size_t b = num_bytes(); b-- > 0;) {
+    if (bits_[b] != 0) {
+      r.hi = universe_[b * 8 + 7 - static_cast<std::size_t>(std::countl_zero(bits_[b]))];
       break;
     }
   }
@@ -37,7 +36,7 @@ bool IntDomainRef::restrict_range(Interval range) {
   bool changed = false;
   for (std::size_t i = 0; i < size(); ++i) {
     if ((universe_[i] < range.lo || universe_[i] > range.hi) && contains_index(i)) {
-      words_[i / 64] &= ~(std::uint64_t{1} << (i % 64));
+      remove_index(i);
       changed = true;
     }
   }
@@ -49,7 +48,7 @@ bool IntDomainRef::remove_value(std::int64_t v) {
   if (it == universe_.end() || *it != v) return false;
   auto i = static_cast<std::size_t>(it - universe_.begin());
   if (!contains_index(i)) return false;
-  words_[i / 64] &= ~(std::uint64_t{1} << (i % 64));
+  remove_index(i);
   return true;
 }
 
@@ -57,7 +56,7 @@ bool IntDomainRef::keep_values_of(const IntDomainRef& other) {
   bool changed = false;
   for (std::size_t i = 0; i < size(); ++i) {
     if (contains_index(i) && !other.contains_value(universe_[i])) {
-      words_[i / 64] &= ~(std::uint64_t{1} << (i % 64));
+      remove_index(i);
       changed = true;
     }
   }
@@ -66,10 +65,10 @@ bool IntDomainRef::keep_values_of(const IntDomainRef& other) {
 
 bool IntDomainRef::keep_indices(const std::uint64_t* mask) {
   bool changed = false;
-  for (std::size_t w = 0; w * 64 < size(); ++w) {
-    std::uint64_t kept = words_[w] & mask[w];
-    changed |= kept != words_[w];
-    words_[w] = kept;
+  for (std::size_t b = 0; b < num_bytes(); ++b) {
+    const auto kept = static_cast<unsigned char>(bits_[b] & (mask[b / 8] >> (b % 8 * 8)));
+    changed |= kept != bits_[b];
+    bits_[b] = kept;
   }
   return changed;
 }

@@ -175,15 +175,16 @@ inline CompareOp negate(CompareOp op) {
   return op;
 }
 
-/// An integer domain in place: bit i <=> universe[i] is still possible. The universe is
-/// sorted ascending, so the bounds are the first and last bits.
+/// An integer domain in place: bit i <=> universe[i] is still possible, in the first
+/// ceil(size / 8) bytes of its slot (slots are as narrow as the widest universe allows). The
+/// universe is sorted ascending, so the bounds are the first and last bits.
 class IntDomainRef {
  public:
-  IntDomainRef(std::uint64_t* words, std::span<const std::int64_t> universe)
-      : words_(words), universe_(universe) {}
+  IntDomainRef(unsigned char* bits, std::span<const std::int64_t> universe)
+      : bits_(bits), universe_(universe) {}
 
   std::size_t size() const { return universe_.size(); }
-  bool contains_index(std::size_t i) const { return (words_[i / 64] >> (i % 64)) & 1; }
+  bool contains_index(std::size_t i) const { return (bits_[i / 8] >> (i % 8)) & 1; }
   bool empty() const;
   /// The smallest and largest values left; {kInfinity, -kInfinity} when empty.
   Interval bounds() const;
@@ -192,13 +193,18 @@ class IntDomainRef {
   bool restrict_range(Interval range);
   bool remove_value(std::int64_t v);
   bool keep_values_of(const IntDomainRef& other);
+  /// `mask`: 64-bit words, bit i for universe[i].
   bool keep_indices(const std::uint64_t* mask);
   std::int64_t value(std::size_t i) const { return universe_[i]; }
   std::span<const std::int64_t> universe() const { return universe_; }
-  const std::uint64_t* words() const { return words_; }
 
  private:
-  std::uint64_t* words_;
+  std::size_t num_bytes() const { return (size() + 7) / 8; }
+  void remove_index(std::size_t i) {
+    bits_[i / 8] = static_cast<unsigned char>(bits_[i / 8] & ~(1u << (i % 8)));
+  }
+
+  unsigned char* bits_;
   std::span<const std::int64_t> universe_;
 };
 

@@ -11,43 +11,56 @@ namespace {
 
 std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
 
-std::size_t enum_bytes(std::size_t num_values) {
-  if (num_values <= 8) return 1;
-  if (num_values <= 16) return 2;
-  if (num_values <= 32) return 4;
-  return 8;
+/// The slot of a bitset of `bits` bits (enum values, or an integer universe): 1, 2 or 4 bytes
+/// when they fit, else whole 64-bit words.
+std::size_t bitset_bytes(std::size_t bits) {
+  if (bits <= 8) return 1;
+  if (bits <= 16) return 2;
+  if (bits <= 32) return 4;
+  return (bits + 63) / 64 * 8;
 }
 
 }  // namespace
 
 std::size_t Layout::index(std::size_t choice, const ObjectId* ids) const {
   const ChoiceLayout& c = choices[choice];
-  if (c.triangular) return std::size_t{ids[1]} * (ids[1] - 1) / 2 + ids[0];
+  if (c.triangular) {
+    std::size_t a = slot(c.sets[0], ids[0]);
+    std::size_t b = slot(c.sets[1], ids[1]);
+    return b * (b - 1) / 2 + a;
+  }
   std::size_t idx = 0;
-  for (std::uint32_t i = 0; i < c.arity; ++i) idx = idx * c.caps[i] + ids[i];
+  for (std::uint32_t i = 0; i < c.arity; ++i) idx = idx * c.caps[i] + slot(c.sets[i], ids[i]);
   return idx;
 }
 
 void Layout::decode(std::size_t choice, std::size_t index, ObjectId* ids) const {
   const ChoiceLayout& c = choices[choice];
+  auto id_of = [&](std::uint32_t i, std::size_t slot) {
+    const std::vector<ObjectId>& of_slot = set_ids[c.sets[i]];
+    return of_slot.empty() ? static_cast<ObjectId>(slot) : of_slot[slot];
+  };
   if (c.triangular) {
     // Largest b with b(b-1)/2 <= index.
     auto b =
         static_cast<std::size_t>((1.0 + std::sqrt(1.0 + 8.0 * static_cast<double>(index))) / 2);
     while (b * (b - 1) / 2 > index) --b;
     while ((b + 1) * b / 2 <= index) ++b;
-    ids[1] = static_cast<ObjectId>(b);
-    ids[0] = static_cast<ObjectId>(index - b * (b - 1) / 2);
+    ids[1] = id_of(1, b);
+    ids[0] = id_of(0, index - b * (b - 1) / 2);
     return;
   }
   for (std::uint32_t i = c.arity; i-- > 0;) {
-    ids[i] = static_cast<ObjectId>(index % c.caps[i]);
+    ids[i] = id_of(i, index % c.caps[i]);
     index /= c.caps[i];
   }
 }
 
 LayoutBuilder::LayoutBuilder(const SpaceTable& table) : table_(table) {
   layout_.set_capacity.assign(table.sets.size(), 0);
+  layout_.set_slots.assign(table.sets.size(), 0);
+  layout_.set_rank.resize(table.sets.size());
+  layout_.set_ids.resize(table.sets.size());
   members_.resize(table.sets.size());
   member_bits_.resize(table.sets.size());
   layout_.choices.resize(table.choices.size());
@@ -57,13 +70,41 @@ LayoutBuilder::LayoutBuilder(const SpaceTable& table) : table_(table) {
 
 void LayoutBuilder::set_capacity(std::size_t set, std::uint32_t capacity) {
   layout_.set_capacity[set] = capacity;
+  layout_.set_slots[set] = capacity;
   member_bits_[set].assign(capacity, false);
+}
+
+void LayoutBuilder::set_all_ids(std::size_t set, std::vector<ObjectId> ids,
+                                std::optional<std::size_t> superset) {
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  std::vector<std::uint32_t>& rank = layout_.set_rank[set];
+  rank.assign(layout_.set_capacity[set], kNoSlot);
+  for (std::size_t slot = 0; slot < ids.size(); ++slot) {
+    SCULPT_CHECK(ids[slot] < layout_.set_capacity[set])
+        << "all_ids of set " << table_.sets[set].name << " lists id " << ids[slot]
+        << ", not below its capacity " << layout_.set_capacity[set];
+    SCULPT_CHECK(!superset || layout_.potential(*superset, ids[slot]))
+        << "all_ids of set " << table_.sets[set].name << " lists id " << ids[slot]
+        << ", which its superset " << table_.sets[*superset].name << " may not hold";
+    rank[ids[slot]] = static_cast<std::uint32_t>(slot);
+  }
+  layout_.set_slots[set] = static_cast<std::uint32_t>(ids.size());
+  layout_.set_ids[set] = std::move(ids);
+}
+
+void LayoutBuilder::share_ids(std::size_t set, std::size_t superset) {
+  layout_.set_rank[set] = layout_.set_rank[superset];
+  layout_.set_ids[set] = layout_.set_ids[superset];
+  layout_.set_slots[set] = layout_.set_slots[superset];
 }
 
 void LayoutBuilder::add_member(std::size_t set, ObjectId id) {
   SCULPT_CHECK(id < layout_.set_capacity[set])
       << "object id " << id << " of set " << table_.sets[set].name << " is not below its capacity "
       << layout_.set_capacity[set];
+  SCULPT_CHECK(layout_.potential(set, id))
+      << "object " << id << " of set " << table_.sets[set].name << " is not in its all_ids";
   if (member_bits_[set][id]) return;
   member_bits_[set][id] = true;
   members_[set].push_back(id);
@@ -79,11 +120,17 @@ void LayoutBuilder::place_choices() {
     l.triangular = t.symmetry != Symmetry::None;
     l.count = 1;
     for (std::uint32_t i = 0; i < l.arity; ++i) {
-      l.caps[i] = layout_.set_capacity[t.arg_sets[i]];
+      l.sets[i] = t.arg_sets[i];
+      l.caps[i] = layout_.set_slots[t.arg_sets[i]];
       l.count *= l.caps[i];
     }
     if (l.triangular) l.count = std::size_t{l.caps[0]} * (l.caps[0] - (l.caps[0] > 0)) / 2;
     l.num_values = t.values.size();
+    if (t.kind == ChoiceKind::Counter) {
+      l.counter_fields =
+          static_cast<std::uint8_t>((t.half ? 0 : kCounterHi) | (t.lower_bound ? kCounterMin : 0) |
+                                    (t.upper_bound ? kCounterMax : 0));
+    }
     l.first_instance = layout_.instances;
     layout_.instances += l.count;
     if (t.kind == ChoiceKind::Integer) universes_[c].resize(l.count);
@@ -103,7 +150,7 @@ void LayoutBuilder::set_universe(std::size_t choice, std::size_t index,
 
 void LayoutBuilder::add_trigger(std::size_t trigger, const std::vector<std::uint32_t>& sets) {
   std::size_t bits = 1;
-  for (std::uint32_t s : sets) bits *= layout_.set_capacity[s];
+  for (std::uint32_t s : sets) bits *= layout_.set_slots[s];
   trigger_bits_[trigger] = bits;
 }
 
@@ -111,6 +158,7 @@ Layout LayoutBuilder::finish() {
   std::size_t bytes = 0;
   layout_.set_offset.assign(table_.sets.size(), 0);
   for (std::size_t s = 0; s < table_.sets.size(); ++s) {
+    if (table_.sets[s].parametric || table_.sets[s].quotient) continue;
     layout_.set_offset[s] = bytes;
     bytes += align_up((layout_.set_capacity[s] + 7) / 8, 8);
   }
@@ -118,10 +166,10 @@ Layout LayoutBuilder::finish() {
     ChoiceLayout& l = layout_.choices[c];
     switch (l.kind) {
       case ChoiceKind::Enum:
-        l.stride = enum_bytes(l.num_values);
+        l.stride = bitset_bytes(l.num_values);
         break;
       case ChoiceKind::Counter:
-        l.stride = sizeof(CounterState);
+        l.stride = counter_bytes(l.counter_fields);
         break;
       case ChoiceKind::Integer: {
         std::size_t widest = 1;
@@ -133,7 +181,7 @@ Layout LayoutBuilder::finish() {
           l.universe.insert(l.universe.end(), universes_[c][i].begin(), universes_[c][i].end());
         }
         l.universe_start[l.count] = static_cast<std::uint32_t>(l.universe.size());
-        l.stride = (widest + 63) / 64 * 8;
+        l.stride = bitset_bytes(widest);
         break;
       }
     }
@@ -169,11 +217,9 @@ Layout LayoutBuilder::finish() {
           for (std::size_t b = 0; b < n; ++b) slot[b / 8] |= 1u << (b % 8);
           break;
         }
-        case ChoiceKind::Counter: {
-          CounterState state;
-          std::memcpy(slot, &state, sizeof state);
+        case ChoiceKind::Counter:
+          write_counter(slot, l.counter_fields, CounterState{});
           break;
-        }
       }
     }
   }

@@ -3,8 +3,11 @@
 // live in the block, the integer universes and the initial (full) domains. Computed once per
 // backbone and shared read-only by every candidate, which copies only the block.
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -13,16 +16,21 @@
 
 namespace sculpt::spacegen {
 
+/// The slot of an id outside a set's `all_ids`.
+inline constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
+
 struct ChoiceLayout {
   ChoiceKind kind = ChoiceKind::Enum;
   std::size_t offset = 0;  // bytes from the start of the block
   std::size_t stride = 0;  // bytes per instance
   std::uint32_t arity = 0;
-  std::array<std::uint32_t, kMaxArity> caps{};  // capacity of each argument's set
+  std::array<std::uint32_t, kMaxArity> sets{};  // the (membership) set of each argument
+  std::array<std::uint32_t, kMaxArity> caps{};  // slots of each argument's set
   bool triangular = false;                      // symmetric/antisymmetric: only a < b is stored
   std::size_t count = 0;                        // number of stored instances
   std::size_t first_instance = 0;               // global numbering of instances, for the worklist
   std::size_t num_values = 0;                   // enum
+  std::uint8_t counter_fields = 0;              // counters: CounterField bits
   // Integers: the universe of instance i is universe[universe_start[i] .. universe_start[i+1]).
   std::vector<std::int64_t> universe;
   std::vector<std::uint32_t> universe_start;
@@ -39,8 +47,50 @@ struct CounterState {
   Interval value() const { return {std::max(lo, min_bound), std::min(hi, max_bound)}; }
 };
 
+/// The fields of a CounterState a counter stores besides `lo`: half counters keep no `hi`
+/// (always kInfinity), and a bound propagation never imposes on that counter is not stored
+/// (always infinite).
+enum CounterField : std::uint8_t { kCounterHi = 1, kCounterMin = 2, kCounterMax = 4 };
+inline std::size_t counter_bytes(std::uint8_t fields) {
+  return sizeof(std::int64_t) * (1 + static_cast<std::size_t>(std::popcount(fields)));
+}
+inline CounterState read_counter(const unsigned char* slot, std::uint8_t fields) {
+  CounterState s;
+  auto next = [&](std::int64_t* v) {
+    std::memcpy(v, slot, sizeof *v);
+    slot += sizeof *v;
+  };
+  next(&s.lo);
+  s.hi = kInfinity;
+  if (fields & kCounterHi) next(&s.hi);
+  if (fields & kCounterMin) next(&s.min_bound);
+  if (fields & kCounterMax) next(&s.max_bound);
+  return s;
+}
+/// Writes the stored fields only.
+inline void write_counter(unsigned char* slot, std::uint8_t fields, const CounterState& state) {
+  auto next = [&](std::int64_t v) {
+    std::memcpy(slot, &v, sizeof v);
+    slot += sizeof v;
+  };
+  next(state.lo);
+  if (fields & kCounterHi) next(state.hi);
+  if (fields & kCounterMin) next(state.min_bound);
+  if (fields & kCounterMax) next(state.max_bound);
+}
+
 class Layout {
  public:
+  /// The slot of an object among the objects its set may ever hold: its rank in the set's
+  /// `all_ids`, or its id when the set (and its supersets) have none. Instances are numbered
+  /// over slots.
+  std::uint32_t slot(std::size_t set, ObjectId id) const {
+    return set_rank[set].empty() ? id : set_rank[set][id];
+  }
+  /// Whether the set may ever hold the object.
+  bool potential(std::size_t set, ObjectId id) const {
+    return id < set_capacity[set] && slot(set, id) != kNoSlot;
+  }
   /// Index of the stored instance over `ids` (in stored order for triangular choices).
   std::size_t index(std::size_t choice, const ObjectId* ids) const;
   void decode(std::size_t choice, std::size_t index, ObjectId* ids) const;
@@ -52,8 +102,11 @@ class Layout {
   std::size_t member_offset(std::size_t set) const { return set_offset[set]; }
 
   std::vector<ChoiceLayout> choices;
-  std::vector<std::size_t> set_offset;  // membership bitsets; parametric sets have none
+  std::vector<std::size_t> set_offset;  // membership bitsets (plain sets only)
   std::vector<std::uint32_t> set_capacity;
+  std::vector<std::uint32_t> set_slots;              // objects the set may ever hold
+  std::vector<std::vector<std::uint32_t>> set_rank;  // id -> slot; empty: the identity
+  std::vector<std::vector<ObjectId>> set_ids;        // slot -> id; empty: the identity
   std::vector<std::size_t> trigger_offset;  // "already fired" bitsets
   /// Host-code conditions per object tuple: 0 not computed (objects added later), 1 false,
   /// 2 true.
@@ -69,9 +122,15 @@ class LayoutBuilder {
  public:
   explicit LayoutBuilder(const SpaceTable& table);
   void set_capacity(std::size_t set, std::uint32_t capacity);
+  /// The ids of every object `set` may ever hold (its `all_ids`); each must be one its superset
+  /// may hold. A set without `all_ids` below one with it shares its superset's (`share_ids`).
+  /// After set_capacity, supersets first.
+  void set_all_ids(std::size_t set, std::vector<ObjectId> ids, std::optional<std::size_t> superset);
+  void share_ids(std::size_t set, std::size_t superset);
   void add_member(std::size_t set, ObjectId id);
   std::uint32_t capacity(std::size_t set) const { return layout_.set_capacity[set]; }
-  const std::vector<std::uint32_t>& capacities() const { return layout_.set_capacity; }
+  std::uint32_t slots(std::size_t set) const { return layout_.set_slots[set]; }
+  std::uint32_t slot(std::size_t set, ObjectId id) const { return layout_.slot(set, id); }
   /// The table of static filter `k`, `size` entries, all "not computed".
   std::vector<std::uint8_t>& static_filter(std::size_t k, std::size_t size) {
     if (layout_.static_filters.size() <= k) layout_.static_filters.resize(k + 1);
@@ -89,7 +148,7 @@ class LayoutBuilder {
   void place_choices();
   std::size_t instance_count(std::size_t choice) const { return layout_.choices[choice].count; }
   void set_universe(std::size_t choice, std::size_t index, std::vector<std::int64_t> values);
-  /// Trigger `t` quantifies over sets `sets`.
+  /// Trigger `t` quantifies over (membership) sets `sets`.
   void add_trigger(std::size_t trigger, const std::vector<std::uint32_t>& sets);
   Layout finish();
 

@@ -14,6 +14,9 @@ enum class Symmetry : std::uint8_t { None, Symmetric, Antisymmetric };
 struct SetTable {
   std::string name;
   bool parametric = false;
+  /// Parametric and quotient sets have no membership bitset: their members are those of a
+  /// plain superset that satisfy a condition.
+  bool quotient = false;
 };
 
 struct ChoiceTable {
@@ -24,6 +27,10 @@ struct ChoiceTable {
   std::vector<std::string> values;       // enum value names
   std::vector<std::uint8_t> involution;  // antisymmetric: value i of (a,b) <=> this of (b,a)
   bool half = false;                     // half counters keep only their lower end
+  /// Counters: whether propagation may impose a lower / an upper bound on them (else the layout
+  /// stores none).
+  bool lower_bound = true;
+  bool upper_bound = true;
 };
 
 /// Where a restriction comes from: a constraint, a counter, a quotient, an action.

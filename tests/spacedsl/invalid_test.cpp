@@ -49,6 +49,8 @@ TEST(SpacedslInvalidCorpus, EveryFileIsListed) {
 
 // clang-format off
 INSTANTIATE_TEST_SUITE_P(Files, SpacedslInvalid, ::testing::Values(
+  InvalidCase{"all_ids_on_parametric_set.space", {{6, 3, "'all_ids' is for plain sets, not parametric ones"}}},
+  InvalidCase{"all_ids_on_quotient.space", {{11, 3, "'all_ids' is for plain sets, not quotient ones"}}},
   InvalidCase{"alias_unknown_value.space", {{6, 29, "'WARP' is not a value of choice 'kind'"}}},
   InvalidCase{"antisymmetric_mapped_twice.space", {{9, 5, "value 'BEFORE' is mapped twice"}}},
   InvalidCase{"antisymmetric_not_involution.space", {{9, 5, "mapping 'AFTER -> INNER' breaks the involution: 'AFTER' already maps to 'BEFORE'"}}},
@@ -96,7 +98,7 @@ INSTANTIATE_TEST_SUITE_P(Files, SpacedslInvalid, ::testing::Values(
   InvalidCase{"too_many_values.space", {{68, 9, "choice 'big' has more than 64 values"}}},
   InvalidCase{"unknown_choice.space", {{4, 3, "unknown choice 'dim_kind'"}}},
   InvalidCase{"unknown_set.space", {{3, 22, "unknown set 'Dimension'"}}},
-  InvalidCase{"unknown_set_field.space", {{6, 3, "unknown set field 'getter' (fields: type, id_type, iterator, item_getter, id_getter, new_objs, from_superset, add_to_set, capacity)"}}},
+  InvalidCase{"unknown_set_field.space", {{6, 3, "unknown set field 'getter' (fields: type, id_type, iterator, item_getter, id_getter, new_objs, from_superset, add_to_set, capacity, all_ids)"}}},
   InvalidCase{"unknown_value.space", {{8, 22, "'BLOCK' is not a value of choice 'kind'"}}},
   InvalidCase{"unknown_variable.space", {{7, 8, "unknown variable '$e'"}}},
   InvalidCase{"unknown_variable_in_host_code.space", {{4, 15, "unknown variable '$other' in host code"}}},

@@ -60,6 +60,13 @@ TEST(SpacedslValid, Listing1SetsInheritFields) {
   EXPECT_EQ(regions.loc.column, 5);
 }
 
+TEST(SpacedslValid, AllIdsIsNotInherited) {
+  Model m = load("all_ids.space");
+  EXPECT_EQ(m.sets[set_id(m, "Temporaries")].all_ids, "$fun.all_temporary_ids()");
+  EXPECT_EQ(m.sets[set_id(m, "TemporaryLoads")].all_ids, "");
+  EXPECT_EQ(m.sets[set_id(m, "Statements")].all_ids, "");
+}
+
 TEST(SpacedslValid, Listing2CacheValuesInOrder) {
   Model m = load("listing2_cache.space");
   ASSERT_EQ(m.files.size(), 2u);

@@ -39,7 +39,7 @@ void generate_into(const std::string& space, const fs::path& out) {
 TEST(SpacegenDeterminism, SameInputSameBytes) {
   fs::path base = fs::temp_directory_path() / ("spacegen_det_" + std::to_string(getpid()));
   for (const char* space : {"property.space", "quotient.space", "trigger.space",
-                            "counter_nested.space", "parametric.space"}) {
+                            "counter_nested.space", "parametric.space", "all_ids.space"}) {
     SCOPED_TRACE(space);
     generate_into(space, base / "first");
     generate_into(space, base / "second");

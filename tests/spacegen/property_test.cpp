@@ -1,16 +1,20 @@
 // Brute-force property test of the generated propagation (Gecode style): on random tiny
-// backbones, enumerate every full assignment of spaces/property.space, decide which are
+// backbones, enumerate every full assignment of spaces/property_rules.space, decide which are
 // solutions with a plain C++ mirror of its constraints, and check that
 //  - after any random sequence of restrictions, no value of a solution consistent with the
 //    restrictions was removed, and a conflict is reported only when no such solution exists;
-//  - a full assignment is accepted exactly when it is a solution.
-// Failures print the seed. SCULPT_PROPERTY_ROUNDS sets the number of random backbones.
+//  - a full assignment is accepted exactly when it is a solution;
+// for the space numbered over statement ids (property.space) and the one numbered over the
+// `all_ids` of Dims (property_all_ids.space), and that both give the same domains after the same
+// restrictions. Failures print the seed. SCULPT_PROPERTY_ROUNDS sets the number of random
+// backbones.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 
 #include "generated/space_property/space.h"
+#include "generated/space_property_all_ids/space.h"
 #include "tests/spacegen/space_fixture.h"
 
 #ifndef SCULPT_PROPERTY_ROUNDS
@@ -24,8 +28,12 @@
 namespace sculpt::spacegen::test {
 namespace {
 
-using space_property::Candidate;
 namespace ids = space_property::choice_id;
+// Both spaces declare the same choices in the same order.
+static_assert(ids::kind == space_property_all_ids::choice_id::kind &&
+              ids::size == space_property_all_ids::choice_id::size &&
+              ids::order == space_property_all_ids::choice_id::order &&
+              ids::fused == space_property_all_ids::choice_id::fused);
 
 constexpr int kBefore = 0, kAfter = 1, kMerged = 2;
 constexpr int kA = 0, kC = 2, kB = 1;
@@ -44,6 +52,7 @@ struct Assignment {
 struct World {
   Backbone fun;
   std::vector<std::vector<std::int64_t>> universe;  // sorted sizes of each dimension
+  std::vector<int> dim_of;                          // statement id -> dimension index
 };
 
 bool is_solution(const World& w, const Assignment& s) {
@@ -116,34 +125,40 @@ std::vector<Assignment> all_assignments(const World& w) {
 }
 
 /// The value index the assignment gives an instance (as CandidateBase::domain numbers them).
-std::uint32_t value_of(const Assignment& s, const InstanceRef& ref) {
-  const auto& o = ref.objects;
+std::uint32_t value_of(const World& w, const Assignment& s, const InstanceRef& ref) {
+  auto o = [&](std::size_t i) { return w.dim_of[ref.objects[i]]; };
   switch (ref.choice) {
     case ids::kind:
-      return static_cast<std::uint32_t>(s.kind[o[0]]);
+      return static_cast<std::uint32_t>(s.kind[o(0)]);
     case ids::size:
-      return static_cast<std::uint32_t>(s.size[o[0]]);
+      return static_cast<std::uint32_t>(s.size[o(0)]);
     case ids::order:
-      return static_cast<std::uint32_t>(s.order[o[0]][o[1]]);
+      return static_cast<std::uint32_t>(s.order[o(0)][o(1)]);
     case ids::fused:
-      return static_cast<std::uint32_t>(s.fused[o[0]][o[1]]);
+      return static_cast<std::uint32_t>(s.fused[o(0)][o(1)]);
     default:
       ADD_FAILURE() << "unexpected choice " << ref.choice;
       return 0;
   }
 }
 
+/// Dimensions between instructions, so that their ids are not their slots in Dims.
 World random_world(std::mt19937& rng) {
   World w;
   int n = std::uniform_int_distribution<int>(2, 3)(rng);
   const std::vector<std::int64_t> sizes = {1, 2, 4};
   for (int d = 0; d < n; ++d) {
+    if (rng() % 2) {
+      w.fun.add_inst();
+      w.dim_of.push_back(-1);
+    }
     std::vector<std::int64_t> u;
     for (std::int64_t v : sizes) {
       if (rng() % 3 != 0) u.push_back(v);
     }
     if (u.empty()) u.push_back(sizes[rng() % sizes.size()]);
     w.fun.add_dim(u);
+    w.dim_of.push_back(d);
     w.universe.push_back(u);
   }
   return w;
@@ -154,23 +169,42 @@ struct Restriction {
   std::vector<std::uint32_t> values;
 };
 
-bool consistent(const Assignment& s, const std::vector<Restriction>& rs) {
+bool consistent(const World& w, const Assignment& s, const std::vector<Restriction>& rs) {
   for (const Restriction& r : rs) {
-    std::uint32_t v = value_of(s, r.ref);
+    std::uint32_t v = value_of(w, s, r.ref);
     if (std::find(r.values.begin(), r.values.end(), v) == r.values.end()) return false;
   }
   return true;
 }
 
 /// Applies a full assignment instance by instance; Ok when every restriction propagated.
-Status apply_full(CandidateBase& c, const Assignment& s) {
+Status apply_full(CandidateBase& c, const World& w, const Assignment& s) {
   for (const InstanceRef& ref : c.live_instances()) {
-    if (c.restrict(ref, {value_of(s, ref)}) == Status::Conflict) return Status::Conflict;
+    if (c.restrict(ref, {value_of(w, s, ref)}) == Status::Conflict) return Status::Conflict;
   }
   return Status::Ok;
 }
 
-TEST(SCULPT_PROPERTY_SUITE, PropagationIsSoundAndCompleteOnFullAssignments) {
+/// A random strict, non-empty subset of a domain of several values.
+std::vector<std::uint32_t> random_restriction(const std::vector<std::uint32_t>& domain,
+                                              std::mt19937& rng) {
+  std::vector<std::uint32_t> keep;
+  while (keep.empty() || keep.size() == domain.size()) {
+    keep.clear();
+    for (std::uint32_t v : domain) {
+      if (rng() % 2) keep.push_back(v);
+    }
+  }
+  return keep;
+}
+
+template <typename Space>
+class SCULPT_PROPERTY_SUITE : public ::testing::Test {};
+using Spaces = ::testing::Types<space_property::Candidate, space_property_all_ids::Candidate>;
+TYPED_TEST_SUITE(SCULPT_PROPERTY_SUITE, Spaces);
+
+TYPED_TEST(SCULPT_PROPERTY_SUITE, PropagationIsSoundAndCompleteOnFullAssignments) {
+  using Candidate = TypeParam;
   for (unsigned seed = 1; seed <= SCULPT_PROPERTY_ROUNDS; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 rng(seed);
@@ -199,24 +233,17 @@ TEST(SCULPT_PROPERTY_SUITE, PropagationIsSoundAndCompleteOnFullAssignments) {
         std::vector<InstanceRef> open = c->open_instances();
         if (open.empty()) break;
         InstanceRef ref = open[rng() % open.size()];
-        std::vector<std::uint32_t> domain = c->domain(ref);
-        std::vector<std::uint32_t> keep;
-        while (keep.empty() || keep.size() == domain.size()) {
-          keep.clear();
-          for (std::uint32_t v : domain) {
-            if (rng() % 2) keep.push_back(v);
-          }
-        }
+        std::vector<std::uint32_t> keep = random_restriction(c->domain(ref), rng);
         applied.push_back({ref, keep});
         Status status = c->restrict(ref, keep);
         std::size_t alive = 0;
         for (const Assignment& s : solutions) {
-          if (!consistent(s, applied)) continue;
+          if (!consistent(w, s, applied)) continue;
           ++alive;
           if (status == Status::Conflict) break;
           for (const InstanceRef& live : c->live_instances()) {
             auto d = c->domain(live);
-            ASSERT_NE(std::find(d.begin(), d.end(), value_of(s, live)), d.end())
+            ASSERT_NE(std::find(d.begin(), d.end(), value_of(w, s, live)), d.end())
                 << "propagation removed a value of a solution from "
                 << c->table().choices[live.choice].name << " after step " << step;
           }
@@ -233,13 +260,48 @@ TEST(SCULPT_PROPERTY_SUITE, PropagationIsSoundAndCompleteOnFullAssignments) {
     for (std::size_t i = 0; i < solutions.size() && i < 50; ++i) {
       auto c = root->clone();
       const Assignment& s = solutions[(i * 7919) % solutions.size()];
-      ASSERT_EQ(apply_full(*c, s), Status::Ok)
+      ASSERT_EQ(apply_full(*c, w, s), Status::Ok)
           << "a solution was rejected: " << c->conflict()->to_string();
     }
     for (int i = 0; i < 100 && !others.empty(); ++i) {
       auto c = root->clone();
       const Assignment& s = others[rng() % others.size()];
-      ASSERT_EQ(apply_full(*c, s), Status::Conflict) << "a violated assignment was accepted";
+      ASSERT_EQ(apply_full(*c, w, s), Status::Conflict) << "a violated assignment was accepted";
+    }
+  }
+}
+
+// The numbering of instances changes nothing but the size of the decision vector.
+TEST(SCULPT_PROPERTY_SUITE, AllIdsGiveTheSameDomains) {
+  for (unsigned seed = 1; seed <= SCULPT_PROPERTY_ROUNDS; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    World w = random_world(rng);
+    Status by_id_init = Status::Ok;
+    Status by_slot_init = Status::Ok;
+    auto by_id = make_candidate<space_property::Candidate>(w.fun, &by_id_init);
+    auto by_slot = make_candidate<space_property_all_ids::Candidate>(w.fun, &by_slot_init);
+    ASSERT_EQ(by_id_init, by_slot_init);
+    ASSERT_EQ(by_id->to_string(), by_slot->to_string());
+    EXPECT_LT(by_slot->block_bytes(), by_id->block_bytes());
+    if (by_id_init == Status::Conflict) continue;
+    for (int sequence = 0; sequence < 20; ++sequence) {
+      std::unique_ptr<CandidateBase> a = by_id->clone();
+      std::unique_ptr<CandidateBase> b = by_slot->clone();
+      for (int step = 0; step < 6; ++step) {
+        std::vector<InstanceRef> open = a->open_instances();
+        ASSERT_EQ(open, b->open_instances());
+        if (open.empty()) break;
+        InstanceRef ref = open[rng() % open.size()];
+        std::vector<std::uint32_t> keep = random_restriction(a->domain(ref), rng);
+        Status status = a->restrict(ref, keep);
+        ASSERT_EQ(status, b->restrict(ref, keep));
+        if (status == Status::Conflict) {
+          EXPECT_EQ(a->conflict()->to_string(), b->conflict()->to_string());
+          break;
+        }
+        ASSERT_EQ(a->to_string(), b->to_string());
+      }
     }
   }
 }

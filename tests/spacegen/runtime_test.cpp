@@ -13,7 +13,7 @@ TEST(SpacegenRuntime, IntDomainBoundsAndRestrictions) {
   for (std::int64_t v = 0; v < 130; ++v) universe.push_back(v * 2);
   std::vector<std::uint64_t> words(3, ~std::uint64_t{0});
   words[2] = (std::uint64_t{1} << 2) - 1;  // 130 values
-  IntDomainRef d(words.data(), universe);
+  IntDomainRef d(reinterpret_cast<unsigned char*>(words.data()), universe);
   EXPECT_EQ(d.bounds(), (Interval{0, 258}));
   EXPECT_TRUE(d.restrict_range({10, 200}));
   EXPECT_FALSE(d.restrict_range({10, 200}));
@@ -24,12 +24,27 @@ TEST(SpacegenRuntime, IntDomainBoundsAndRestrictions) {
   EXPECT_FALSE(d.remove_value(11));
   EXPECT_EQ(d.bounds().lo, 12);
   std::vector<std::int64_t> other_universe = {12, 13, 150};
-  std::vector<std::uint64_t> other_words = {0b111};
-  IntDomainRef other(other_words.data(), other_universe);
+  unsigned char other_bits = 0b111;
+  IntDomainRef other(&other_bits, other_universe);
   EXPECT_TRUE(d.keep_values_of(other));
   EXPECT_EQ(d.bounds(), (Interval{12, 150}));
   EXPECT_TRUE(d.restrict_range({13, 149}));
   EXPECT_TRUE(d.empty());
+}
+
+TEST(SpacegenRuntime, NarrowIntDomainsStayInTheirBytes) {
+  const std::vector<std::int64_t> universe = {1, 2, 4, 8, 16};
+  unsigned char bytes[3] = {0xff, 0b11111, 0xff};  // the domain is the middle byte
+  IntDomainRef d(bytes + 1, universe);
+  EXPECT_EQ(d.bounds(), (Interval{1, 16}));
+  const std::uint64_t mask[] = {0b11110110};
+  EXPECT_TRUE(d.keep_indices(mask));
+  EXPECT_EQ(d.bounds(), (Interval{2, 16}));
+  EXPECT_TRUE(d.restrict_range({3, 20}));
+  EXPECT_TRUE(d.remove_value(16));
+  EXPECT_EQ(d.bounds(), (Interval{4, 4}));
+  EXPECT_EQ(bytes[0], 0xff);
+  EXPECT_EQ(bytes[2], 0xff);
 }
 
 TEST(SpacegenRuntime, ThreeValuedComparisons) {
@@ -68,6 +83,23 @@ TEST(SpacegenRuntime, CounterTermsAndSlack) {
   EXPECT_EQ(sat_add(kInfinity, kInfinity), kInfinity);
 }
 
+TEST(SpacegenRuntime, CountersStoreOnlyTheirFields) {
+  EXPECT_EQ(counter_bytes(kCounterHi | kCounterMin | kCounterMax), sizeof(CounterState));
+  EXPECT_EQ(counter_bytes(kCounterMax), 16u);
+  unsigned char slot[24] = {};
+  const CounterState half_bounded{3, kInfinity, -kInfinity, 9};
+  write_counter(slot, kCounterMax, half_bounded);
+  CounterState read = read_counter(slot, kCounterMax);
+  EXPECT_EQ(read.value(), (Interval{3, 9}));
+  EXPECT_EQ(read.hi, kInfinity);
+  EXPECT_EQ(read.min_bound, -kInfinity);
+  const CounterState unbounded{-2, 5, -kInfinity, kInfinity};
+  write_counter(slot, kCounterHi, unbounded);
+  read = read_counter(slot, kCounterHi);
+  EXPECT_EQ(read.value(), (Interval{-2, 5}));
+  EXPECT_EQ(read.max_bound, kInfinity);
+}
+
 TEST(SpacegenRuntime, LayoutIndexAndDecodeRoundTrip) {
   SpaceTable table;
   table.sets = {{"S", false}, {"T", false}};
@@ -96,6 +128,58 @@ TEST(SpacegenRuntime, LayoutIndexAndDecodeRoundTrip) {
       }
     }
   }
+}
+
+TEST(SpacegenRuntime, AllIdsNumberInstancesOverTheirSlots) {
+  SpaceTable table;
+  table.sets = {{"S", false}, {"T", false}};
+  table.choices.push_back(
+      {"pair", ChoiceKind::Enum, {1, 1}, Symmetry::Symmetric, {"A"}, {}, false});
+  table.choices.push_back({"grid", ChoiceKind::Enum, {0, 1}, Symmetry::None, {"X"}, {}, false});
+  LayoutBuilder builder(table);
+  builder.set_capacity(0, 7);
+  builder.set_capacity(1, 7);
+  builder.set_all_ids(1, {6, 1, 3, 1}, std::nullopt);
+  builder.add_member(1, 3);
+  EXPECT_DEATH(builder.add_member(1, 2), "object 2 of set T is not in its all_ids");
+  builder.place_choices();
+  Layout layout = builder.finish();
+  EXPECT_EQ(layout.choices[0].count, 3u);
+  EXPECT_EQ(layout.choices[1].count, 21u);
+  EXPECT_EQ(layout.slot(1, 6), 2u);
+  EXPECT_FALSE(layout.potential(1, 2));
+  for (std::uint32_t c = 0; c < 2; ++c) {
+    for (std::size_t i = 0; i < layout.choices[c].count; ++i) {
+      ObjectId ids[kMaxArity] = {};
+      layout.decode(c, i, ids);
+      EXPECT_EQ(layout.index(c, ids), i);
+      EXPECT_TRUE(layout.potential(1, ids[1])) << ids[1];
+    }
+  }
+}
+
+TEST(SpacegenRuntime, IntegerSlotsAreAsNarrowAsTheWidestUniverse) {
+  SpaceTable table;
+  table.sets = {{"S", false}};
+  for (const char* name : {"a", "b", "c", "d"}) {
+    table.choices.push_back({name, ChoiceKind::Integer, {0}, Symmetry::None, {}, {}, false});
+  }
+  LayoutBuilder builder(table);
+  builder.set_capacity(0, 2);
+  builder.place_choices();
+  const std::size_t widest[] = {8, 9, 32, 65};
+  for (std::uint32_t c = 0; c < 4; ++c) {
+    std::vector<std::int64_t> values;
+    for (std::size_t v = 0; v < widest[c]; ++v) values.push_back(static_cast<std::int64_t>(v));
+    builder.set_universe(c, 1, values);
+    builder.set_universe(c, 0, {1});
+  }
+  Layout layout = builder.finish();
+  EXPECT_EQ(layout.choices[0].stride, 1u);
+  EXPECT_EQ(layout.choices[1].stride, 2u);
+  EXPECT_EQ(layout.choices[2].stride, 4u);
+  EXPECT_EQ(layout.choices[3].stride, 16u);
+  EXPECT_EQ(layout.choices[2].offset % 4, 0u);
 }
 
 }  // namespace

@@ -178,6 +178,8 @@ TEST(SpacegenHalfCounter, KeepsTheLowerEndAgainstAnUpperBound) {
   fun.add_dim({1});
   auto c = make_candidate<space_half_counter::Candidate>(fun);
   using namespace space_half_counter::values;
+  // `lo` and the upper bound: a half counter has no `hi`, and nothing bounds it from below.
+  EXPECT_EQ(c->layout().choices[space_half_counter::choice_id::unroll].stride, 16u);
   ASSERT_EQ(c->restrict_unrolled(1, unrolled::YES), Status::Ok);
   ASSERT_EQ(c->propagate(), Status::Ok);
   EXPECT_EQ(c->get_unrolled(2), unrolled::NO);
@@ -214,6 +216,9 @@ TEST(SpacegenCounterNested, CounterOfACounter) {
   fun.add_mem(1);
   auto c = make_candidate<space_counter_nested::Candidate>(fun);
   using namespace space_counter_nested::values;
+  // Unbounded: `lo` and `hi` only.
+  EXPECT_EQ(c->layout().choices[space_counter_nested::choice_id::inner].stride, 16u);
+  EXPECT_EQ(c->layout().choices[space_counter_nested::choice_id::outer].stride, 16u);
   EXPECT_EQ(c->get_inner(), (Interval{0, 4}));
   EXPECT_EQ(c->get_outer(), (Interval{0, 8}));
   ASSERT_EQ(c->restrict_on(0, on::YES), Status::Ok);

@@ -48,6 +48,7 @@ class Backbone {
     logicals_ = other.logicals_;
     lowerings = other.lowerings;
     marked = other.marked;
+    reserved_insts = other.reserved_insts;
   }
   Backbone& operator=(const Backbone&) = delete;
 
@@ -88,7 +89,26 @@ class Backbone {
   std::vector<const Stmt*> dims() const {
     return filter([](const Stmt& s) { return s.kind == StmtKind::Dim; });
   }
+  std::vector<const Stmt*> flag_dims() const {
+    return filter([](const Stmt& s) { return s.kind == StmtKind::Dim && s.flag; });
+  }
   const Stmt* statement(std::uint32_t id) const { return &stmts_[id]; }
+  /// The ids an instruction may ever have (`all_ids` of Insts in sets_all_ids.space): the
+  /// present ones and the next `reserved_insts`, where lowerings add theirs.
+  std::vector<std::uint32_t> inst_ids() const {
+    std::vector<std::uint32_t> out;
+    for (const Stmt* s : insts()) out.push_back(s->id);
+    for (std::uint32_t i = 0; i < reserved_insts; ++i) {
+      out.push_back(static_cast<std::uint32_t>(stmts_.size()) + i);
+    }
+    return out;
+  }
+  /// The ids of the dimensions, which no lowering adds (`all_ids` of Dims).
+  std::vector<std::uint32_t> dim_ids() const {
+    std::vector<std::uint32_t> out;
+    for (const Stmt* s : dims()) out.push_back(s->id);
+    return out;
+  }
   std::vector<const MemBlock*> mem_blocks() const {
     std::vector<const MemBlock*> out;
     for (const MemBlock& m : mems_) out.push_back(&m);
@@ -133,6 +153,7 @@ class Backbone {
 
   int lowerings = 0;
   std::vector<std::uint32_t> marked;
+  std::uint32_t reserved_insts = 0;
 
  private:
   template <typename F>
