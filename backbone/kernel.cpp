@@ -162,32 +162,34 @@ std::vector<const Statement*> Kernel::statements() const {
   return out;
 }
 
-std::vector<StmtId> Kernel::inst_stmt_ids() const {
+namespace {
+
+/// The statement ids of the objects (pre-allocated ones included) that `keep` accepts.
+template <typename Object, typename Keep>
+std::vector<StmtId> stmt_ids_where(const std::vector<Object>& objects, Keep keep) {
   std::vector<StmtId> out;
-  for (const Instruction& inst : insts_) out.push_back(inst.stmt_id());
+  for (const Object& object : objects) {
+    if (keep(object)) out.push_back(object.stmt_id());
+  }
   return out;
+}
+
+}  // namespace
+
+std::vector<StmtId> Kernel::inst_stmt_ids() const {
+  return stmt_ids_where(insts_, [](const Instruction&) { return true; });
 }
 
 std::vector<StmtId> Kernel::mem_inst_stmt_ids() const {
-  std::vector<StmtId> out;
-  for (const Instruction& inst : insts_) {
-    if (inst.is_mem()) out.push_back(inst.stmt_id());
-  }
-  return out;
+  return stmt_ids_where(insts_, [](const Instruction& inst) { return inst.is_mem(); });
 }
 
 std::vector<StmtId> Kernel::dim_stmt_ids() const {
-  std::vector<StmtId> out;
-  for (const Dimension& dim : dims_) out.push_back(dim.stmt_id());
-  return out;
+  return stmt_ids_where(dims_, [](const Dimension&) { return true; });
 }
 
 std::vector<StmtId> Kernel::static_dim_stmt_ids() const {
-  std::vector<StmtId> out;
-  for (const Dimension& dim : dims_) {
-    if (dim.is_static()) out.push_back(dim.stmt_id());
-  }
-  return out;
+  return stmt_ids_where(dims_, [](const Dimension& dim) { return dim.is_static(); });
 }
 
 std::vector<const MemRegion*> Kernel::mem_regions() const {

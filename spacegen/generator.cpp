@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "spacegen/code_writer.h"
+#include "spacegen/runtime/domain.h"
 #include "support/check.h"
 
 namespace sculpt::spacegen {
@@ -71,40 +72,22 @@ std::string counter_op_name(spacedsl::CounterOp op) {
   return "";
 }
 
+// The model's comparison operators are the runtime's, in the same order: the runtime's
+// negation and mirror serve the generator too.
+static_assert(static_cast<int>(spacedsl::CompareOp::Lt) == static_cast<int>(CompareOp::Lt) &&
+              static_cast<int>(spacedsl::CompareOp::Le) == static_cast<int>(CompareOp::Le) &&
+              static_cast<int>(spacedsl::CompareOp::Gt) == static_cast<int>(CompareOp::Gt) &&
+              static_cast<int>(spacedsl::CompareOp::Ge) == static_cast<int>(CompareOp::Ge) &&
+              static_cast<int>(spacedsl::CompareOp::Eq) == static_cast<int>(CompareOp::Eq) &&
+              static_cast<int>(spacedsl::CompareOp::Ne) == static_cast<int>(CompareOp::Ne));
+
 spacedsl::CompareOp negated_op(spacedsl::CompareOp op) {
-  using spacedsl::CompareOp;
-  switch (op) {
-    case CompareOp::Lt:
-      return CompareOp::Ge;
-    case CompareOp::Le:
-      return CompareOp::Gt;
-    case CompareOp::Gt:
-      return CompareOp::Le;
-    case CompareOp::Ge:
-      return CompareOp::Lt;
-    case CompareOp::Eq:
-      return CompareOp::Ne;
-    case CompareOp::Ne:
-      return CompareOp::Eq;
-  }
-  return op;
+  return static_cast<spacedsl::CompareOp>(negate(static_cast<CompareOp>(op)));
 }
 
 /// `x op y` seen from y: `y op' x`.
 spacedsl::CompareOp mirrored_op(spacedsl::CompareOp op) {
-  using spacedsl::CompareOp;
-  switch (op) {
-    case CompareOp::Lt:
-      return CompareOp::Gt;
-    case CompareOp::Le:
-      return CompareOp::Ge;
-    case CompareOp::Gt:
-      return CompareOp::Lt;
-    case CompareOp::Ge:
-      return CompareOp::Le;
-    default:
-      return op;
-  }
+  return static_cast<spacedsl::CompareOp>(mirror(static_cast<CompareOp>(op)));
 }
 
 std::string hex(std::uint64_t v) {
