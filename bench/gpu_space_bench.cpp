@@ -49,20 +49,27 @@ BENCHMARK(BM_GpuApplyAndPropagate);
 
 /// Full random descents: at each step the first open instance takes a value drawn among
 /// those whose restriction does not fail (each value tried is one decision, failed or not),
-/// until the candidate is fully specified or every value of an instance fails.
+/// until the candidate is fully specified or every value of an instance fails. The block
+/// grows when lowerings add objects: also reports the bytes of the fully specified candidates.
 void BM_GpuRandomDescent(benchmark::State& state) {
   const Candidate& r = root();
   std::mt19937_64 rng(2);
   std::size_t decisions = 0;
   std::size_t complete = 0;
   std::size_t descents = 0;
+  std::size_t full_bytes = 0;
   for (auto _ : state) {
     const sculpt::search::Descent descent = sculpt::search::random_descent(r, rng);
     decisions += descent.propagations;
-    complete += descent.candidate != nullptr;
+    if (descent.candidate != nullptr) {
+      ++complete;
+      full_bytes += descent.candidate->block_bytes();
+    }
     ++descents;
   }
   sculpt::bench::report_descents(state, decisions, complete, descents);
+  state.counters["bytes_per_full_candidate"] =
+      complete == 0 ? 0.0 : static_cast<double>(full_bytes) / static_cast<double>(complete);
 }
 BENCHMARK(BM_GpuRandomDescent)->Unit(benchmark::kMillisecond);
 

@@ -2319,6 +2319,7 @@ class Generator {
       w.close(");");
     }
     w.line("if (added.empty()) return Status::Ok;");
+    w.line("make_room_for_members();");
     for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
       if (m_.choices[c].kind != ChoiceKind::Integer) continue;
       emit_universes(w, c, false);

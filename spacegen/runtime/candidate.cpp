@@ -119,6 +119,43 @@ void CandidateBase::add_universe(std::uint32_t choice, std::size_t index,
   }
 }
 
+void CandidateBase::make_room_for_members() {
+  const Layout& from = *layout_;
+  std::vector<std::uint32_t> stored = from.set_stored;
+  bool grows = false;
+  for (std::size_t s = 0; s < stored.size(); ++s) {
+    if (table().sets[s].parametric || table().sets[s].quotient) continue;
+    for (ObjectId id : members(s)) stored[s] = std::max(stored[s], from.slot(s, id) + 1);
+    grows = grows || stored[s] != from.set_stored[s];
+  }
+  if (!grows) return;
+  std::shared_ptr<const Layout> to = from.grown(stored);
+  std::vector<std::uint64_t> block = to->initial;
+  auto* raw = reinterpret_cast<unsigned char*>(block.data());
+  std::memcpy(raw, bytes(), from.sets_bytes);
+  for (std::size_t c = 0; c < from.choices.size(); ++c) {
+    const ChoiceLayout& a = from.choices[c];
+    const ChoiceLayout& b = to->choices[c];
+    for (std::size_t i = 0; i < a.count; ++i) {
+      std::memcpy(raw + b.offset + from.index_in(*to, c, i) * b.stride,
+                  bytes() + a.offset + i * a.stride, a.stride);
+    }
+  }
+  if (!from.trigger_offset.empty()) {
+    std::memcpy(raw + to->trigger_offset[0], bytes() + from.trigger_offset[0],
+                from.words * 8 - from.trigger_offset[0]);
+  }
+  if (extra_universes_) {
+    auto extra = std::make_shared<ExtraUniverses>();
+    for (const auto& [key, values] : *extra_universes_) {
+      extra->emplace(std::make_pair(key.first, from.index_in(*to, key.first, key.second)), values);
+    }
+    extra_universes_ = std::move(extra);
+  }
+  block_ = std::move(block);
+  layout_ = std::move(to);
+}
+
 void CandidateBase::enqueue(std::uint32_t choice, std::size_t index,
                             const std::array<ObjectId, kMaxArity>& ids) {
   std::size_t slot = layout_->choices[choice].first_instance + index;

@@ -158,6 +158,9 @@ class CandidateBase {
   virtual void run_trigger(std::uint32_t trigger, const ObjectId* ids) = 0;
   /// Generated: after lowerings, registers new objects and propagates what they bring.
   virtual Status instantiate_new_objects() = 0;
+  /// After new members are added: moves the block to a layout with room for their instances
+  /// (their domains full, dormant until posted) when the current one has none.
+  void make_room_for_members();
 
   /// The slot of an object of a set with `all_ids` (see Layout::slot).
   std::uint32_t ranked_slot(std::size_t set, ObjectId id) const {

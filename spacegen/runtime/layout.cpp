@@ -1,5 +1,6 @@
 #include "spacegen/runtime/layout.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -65,7 +66,6 @@ LayoutBuilder::LayoutBuilder(const SpaceTable& table) : table_(table) {
   member_bits_.resize(table.sets.size());
   layout_.choices.resize(table.choices.size());
   universes_.resize(table.choices.size());
-  trigger_bits_.assign(table.num_triggers, 0);
 }
 
 void LayoutBuilder::set_capacity(std::size_t set, std::uint32_t capacity) {
@@ -111,6 +111,12 @@ void LayoutBuilder::add_member(std::size_t set, ObjectId id) {
 }
 
 void LayoutBuilder::place_choices() {
+  layout_.set_stored.assign(table_.sets.size(), 0);
+  for (std::size_t s = 0; s < table_.sets.size(); ++s) {
+    for (ObjectId id : members_[s]) {
+      layout_.set_stored[s] = std::max(layout_.set_stored[s], layout_.slot(s, id) + 1);
+    }
+  }
   for (std::size_t c = 0; c < table_.choices.size(); ++c) {
     const ChoiceTable& t = table_.choices[c];
     ChoiceLayout& l = layout_.choices[c];
@@ -118,22 +124,19 @@ void LayoutBuilder::place_choices() {
     l.arity = static_cast<std::uint32_t>(t.arg_sets.size());
     SCULPT_CHECK(l.arity <= kMaxArity) << "choice " << t.name << " has too many arguments";
     l.triangular = t.symmetry != Symmetry::None;
-    l.count = 1;
-    for (std::uint32_t i = 0; i < l.arity; ++i) {
-      l.sets[i] = t.arg_sets[i];
-      l.caps[i] = layout_.set_slots[t.arg_sets[i]];
-      l.count *= l.caps[i];
-    }
-    if (l.triangular) l.count = std::size_t{l.caps[0]} * (l.caps[0] - (l.caps[0] > 0)) / 2;
+    for (std::uint32_t i = 0; i < l.arity; ++i) l.sets[i] = t.arg_sets[i];
     l.num_values = t.values.size();
     if (t.kind == ChoiceKind::Counter) {
       l.counter_fields =
           static_cast<std::uint8_t>((t.half ? 0 : kCounterHi) | (t.lower_bound ? kCounterMin : 0) |
                                     (t.upper_bound ? kCounterMax : 0));
     }
-    l.first_instance = layout_.instances;
-    layout_.instances += l.count;
-    if (t.kind == ChoiceKind::Integer) universes_[c].resize(l.count);
+  }
+  layout_.count_instances();
+  for (std::size_t c = 0; c < table_.choices.size(); ++c) {
+    if (table_.choices[c].kind == ChoiceKind::Integer) {
+      universes_[c].resize(layout_.choices[c].count);
+    }
   }
 }
 
@@ -151,16 +154,17 @@ void LayoutBuilder::set_universe(std::size_t choice, std::size_t index,
 void LayoutBuilder::add_trigger(std::size_t trigger, const std::vector<std::uint32_t>& sets) {
   std::size_t bits = 1;
   for (std::uint32_t s : sets) bits *= layout_.set_slots[s];
-  trigger_bits_[trigger] = bits;
+  if (layout_.trigger_bits.size() <= trigger) layout_.trigger_bits.resize(trigger + 1, 0);
+  layout_.trigger_bits[trigger] = bits;
 }
 
 Layout LayoutBuilder::finish() {
-  std::size_t bytes = 0;
+  layout_.trigger_bits.resize(table_.num_triggers, 0);
   layout_.set_offset.assign(table_.sets.size(), 0);
   for (std::size_t s = 0; s < table_.sets.size(); ++s) {
     if (table_.sets[s].parametric || table_.sets[s].quotient) continue;
-    layout_.set_offset[s] = bytes;
-    bytes += align_up((layout_.set_capacity[s] + 7) / 8, 8);
+    layout_.set_offset[s] = layout_.sets_bytes;
+    layout_.sets_bytes += align_up((layout_.set_capacity[s] + 7) / 8, 8);
   }
   for (std::size_t c = 0; c < table_.choices.size(); ++c) {
     ChoiceLayout& l = layout_.choices[c];
@@ -172,6 +176,7 @@ Layout LayoutBuilder::finish() {
         l.stride = counter_bytes(l.counter_fields);
         break;
       case ChoiceKind::Integer: {
+        // Integer slots keep this width as the layout grows: new instances must fit it.
         std::size_t widest = 1;
         l.universe_start.assign(l.count + 1, 0);
         if (l.universe_known.empty()) l.universe_known.assign(l.count, false);
@@ -185,23 +190,48 @@ Layout LayoutBuilder::finish() {
         break;
       }
     }
+  }
+  layout_.place();
+  auto* raw = reinterpret_cast<unsigned char*>(layout_.initial.data());
+  for (std::size_t s = 0; s < table_.sets.size(); ++s) {
+    for (ObjectId id : members_[s]) raw[layout_.set_offset[s] + id / 8] |= 1u << (id % 8);
+  }
+  layout_.family = std::make_shared<LayoutFamily>();
+  return std::move(layout_);
+}
+
+void Layout::count_instances() {
+  instances = 0;
+  for (ChoiceLayout& l : choices) {
+    l.count = 1;
+    for (std::uint32_t i = 0; i < l.arity; ++i) {
+      l.caps[i] = set_stored[l.sets[i]];
+      l.count *= l.caps[i];
+    }
+    if (l.triangular) l.count = std::size_t{l.caps[0]} * (l.caps[0] - (l.caps[0] > 0)) / 2;
+    l.first_instance = instances;
+    instances += l.count;
+  }
+}
+
+void Layout::place() {
+  std::size_t bytes = sets_bytes;
+  for (ChoiceLayout& l : choices) {
     bytes = align_up(bytes, std::min<std::size_t>(l.stride, 8));
     l.offset = bytes;
     bytes += l.stride * l.count;
   }
   bytes = align_up(bytes, 8);
-  layout_.trigger_offset.assign(trigger_bits_.size(), 0);
-  for (std::size_t t = 0; t < trigger_bits_.size(); ++t) {
-    layout_.trigger_offset[t] = bytes;
-    bytes += align_up((trigger_bits_[t] + 7) / 8, 8);
+  trigger_offset.assign(trigger_bits.size(), 0);
+  for (std::size_t t = 0; t < trigger_bits.size(); ++t) {
+    trigger_offset[t] = bytes;
+    bytes += align_up((trigger_bits[t] + 7) / 8, 8);
   }
-  layout_.words = align_up(bytes, 8) / 8;
-  layout_.initial.assign(layout_.words, 0);
-  auto* raw = reinterpret_cast<unsigned char*>(layout_.initial.data());
-  for (std::size_t s = 0; s < table_.sets.size(); ++s) {
-    for (ObjectId id : members_[s]) raw[layout_.set_offset[s] + id / 8] |= 1u << (id % 8);
-  }
-  for (const ChoiceLayout& l : layout_.choices) {
+  words = align_up(bytes, 8) / 8;
+  initial.assign(words, 0);
+  auto* raw = reinterpret_cast<unsigned char*>(initial.data());
+  for (std::size_t c = 0; c < choices.size(); ++c) {
+    const ChoiceLayout& l = choices[c];
     for (std::size_t i = 0; i < l.count; ++i) {
       unsigned char* slot = raw + l.offset + i * l.stride;
       switch (l.kind) {
@@ -223,7 +253,54 @@ Layout LayoutBuilder::finish() {
       }
     }
   }
-  return std::move(layout_);
+}
+
+std::size_t Layout::index_in(const Layout& grown, std::size_t choice, std::size_t index) const {
+  const ChoiceLayout& from = choices[choice];
+  // Triangular indices (b(b-1)/2 + a) and single slots do not depend on the caps.
+  if (from.triangular || from.arity <= 1) return index;
+  const ChoiceLayout& to = grown.choices[choice];
+  std::array<std::size_t, kMaxArity> slots{};
+  for (std::uint32_t i = from.arity; i-- > 0;) {
+    slots[i] = index % from.caps[i];
+    index /= from.caps[i];
+  }
+  std::size_t out = 0;
+  for (std::uint32_t i = 0; i < to.arity; ++i) out = out * to.caps[i] + slots[i];
+  return out;
+}
+
+std::shared_ptr<const Layout> Layout::grown(const std::vector<std::uint32_t>& stored) const {
+  std::lock_guard<std::mutex> lock(family->mutex);
+  std::weak_ptr<const Layout>& cached = family->grown[stored];
+  if (auto layout = cached.lock()) return layout;
+  auto g = std::make_shared<Layout>(*this);
+  g->set_stored = stored;
+  g->count_instances();
+  for (std::size_t c = 0; c < choices.size(); ++c) {
+    const ChoiceLayout& from = choices[c];
+    if (from.kind != ChoiceKind::Integer) continue;
+    ChoiceLayout& to = g->choices[c];
+    std::vector<std::uint32_t> source(to.count, kNoSlot);
+    for (std::size_t i = 0; i < from.count; ++i) {
+      source[index_in(*g, c, i)] = static_cast<std::uint32_t>(i);
+    }
+    to.universe.clear();
+    to.universe_start.assign(to.count + 1, 0);
+    to.universe_known.assign(to.count, false);
+    for (std::size_t j = 0; j < to.count; ++j) {
+      to.universe_start[j] = static_cast<std::uint32_t>(to.universe.size());
+      if (source[j] == kNoSlot || !from.universe_known[source[j]]) continue;
+      std::span<const std::int64_t> values = universe(c, source[j]);
+      to.universe.insert(to.universe.end(), values.begin(), values.end());
+      to.universe_known[j] = true;
+    }
+    to.universe_start[to.count] = static_cast<std::uint32_t>(to.universe.size());
+  }
+  g->place();
+  std::memcpy(g->initial.data(), initial.data(), sets_bytes);
+  cached = g;
+  return g;
 }
 
 }  // namespace sculpt::spacegen

@@ -7,6 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <vector>
@@ -25,7 +28,7 @@ struct ChoiceLayout {
   std::size_t stride = 0;  // bytes per instance
   std::uint32_t arity = 0;
   std::array<std::uint32_t, kMaxArity> sets{};  // the (membership) set of each argument
-  std::array<std::uint32_t, kMaxArity> caps{};  // slots of each argument's set
+  std::array<std::uint32_t, kMaxArity> caps{};  // stored slots of each argument's set
   bool triangular = false;                      // symmetric/antisymmetric: only a < b is stored
   std::size_t count = 0;                        // number of stored instances
   std::size_t first_instance = 0;               // global numbering of instances, for the worklist
@@ -79,6 +82,15 @@ inline void write_counter(unsigned char* slot, std::uint8_t fields, const Counte
   if (fields & kCounterMax) next(state.max_bound);
 }
 
+class Layout;
+
+/// The layouts a root layout grows into as lowerings add objects, one per vector of stored
+/// slots, shared by every candidate of the root (and rebuilt if none holds it any more).
+struct LayoutFamily {
+  std::mutex mutex;
+  std::map<std::vector<std::uint32_t>, std::weak_ptr<const Layout>> grown;
+};
+
 class Layout {
  public:
   /// The slot of an object among the objects its set may ever hold: its rank in the set's
@@ -100,20 +112,39 @@ class Layout {
             c.universe.data() + c.universe_start[index + 1]};
   }
   std::size_t member_offset(std::size_t set) const { return set_offset[set]; }
+  /// Where the stored instance `index` of `choice` lies in `grown`, a layout of the same
+  /// family with at least as many stored slots per set.
+  std::size_t index_in(const Layout& grown, std::size_t choice, std::size_t index) const;
+  /// This layout with room for `stored` slots per set (each at least this one's).
+  std::shared_ptr<const Layout> grown(const std::vector<std::uint32_t>& stored) const;
 
   std::vector<ChoiceLayout> choices;
   std::vector<std::size_t> set_offset;  // membership bitsets (plain sets only)
+  std::size_t sets_bytes = 0;           // the membership bitsets open the block
   std::vector<std::uint32_t> set_capacity;
-  std::vector<std::uint32_t> set_slots;              // objects the set may ever hold
+  std::vector<std::uint32_t> set_slots;  // objects the set may ever hold
+  /// Slots with room in the block: up to the highest slot of a member, so objects lowerings
+  /// may add cost nothing until they exist (the layout then grows).
+  std::vector<std::uint32_t> set_stored;
   std::vector<std::vector<std::uint32_t>> set_rank;  // id -> slot; empty: the identity
   std::vector<std::vector<ObjectId>> set_ids;        // slot -> id; empty: the identity
-  std::vector<std::size_t> trigger_offset;  // "already fired" bitsets
+  std::vector<std::size_t> trigger_bits;    // "already fired" bitsets, over potential slots
+  std::vector<std::size_t> trigger_offset;
   /// Host-code conditions per object tuple: 0 not computed (objects added later), 1 false,
   /// 2 true.
   std::vector<std::vector<std::uint8_t>> static_filters;
   std::size_t instances = 0;
   std::size_t words = 0;  // block size in 64-bit words
   std::vector<std::uint64_t> initial;
+  std::shared_ptr<LayoutFamily> family;
+
+ private:
+  friend class LayoutBuilder;
+  /// The caps, counts and global numbering of the instances, from `set_stored`.
+  void count_instances();
+  /// Offsets of the choices and triggers (strides known), block size and full initial domains
+  /// (membership left empty).
+  void place();
 };
 
 /// Builds a Layout: declare the sets, their present members, the choices and the integer
@@ -158,7 +189,6 @@ class LayoutBuilder {
   std::vector<std::vector<ObjectId>> members_;
   std::vector<std::vector<bool>> member_bits_;
   std::vector<std::vector<std::vector<std::int64_t>>> universes_;
-  std::vector<std::size_t> trigger_bits_;
 };
 
 }  // namespace sculpt::spacegen

@@ -28,8 +28,9 @@ Backbone backbone(std::uint32_t reserved) {
 TEST(SpacegenAllIds, ChoicesGetSlotsOnlyForListedObjects) {
   auto c = make_candidate<Candidate>(backbone(2));
   const Layout& layout = c->layout();
-  EXPECT_EQ(layout.choices[ids::color].count, 4u);  // instructions 1 and 3, then 4 and 5
-  EXPECT_EQ(layout.choices[ids::link].count, 8u);   // 4 instructions x 2 dimensions
+  // Instructions 1 and 3; slots for 4 and 5 come when a lowering adds them.
+  EXPECT_EQ(layout.choices[ids::color].count, 2u);
+  EXPECT_EQ(layout.choices[ids::link].count, 4u);  // 2 instructions x 2 dimensions
   EXPECT_EQ(layout.choices[ids::merge].count, 1u);  // the pair (0, 2)
   EXPECT_EQ(layout.choices[ids::width].count, 2u);
   EXPECT_EQ(layout.choices[ids::hot].count, 2u);  // FlagDims has the slots of Dims
@@ -56,10 +57,16 @@ TEST(SpacegenAllIds, ChoicesGetSlotsOnlyForListedObjects) {
 TEST(SpacegenAllIds, LoweringAddsAReservedInstruction) {
   auto c = make_candidate<Candidate>(backbone(1));
   EXPECT_FALSE(c->is_member(space_all_ids::set_id::Insts, 4));
+  ASSERT_EQ(c->restrict_link(1, 0, link::YES), Status::Ok);
   ASSERT_EQ(c->restrict_merge(2, 0, merge::YES), Status::Ok);
   ASSERT_EQ(c->propagate(), Status::Ok);
   EXPECT_EQ(c->backbone().lowerings, 1);
   EXPECT_TRUE(c->is_member(space_all_ids::set_id::Insts, 4));
+  // The block grew a slot of Insts; the domains decided before moved with it.
+  EXPECT_EQ(c->layout().choices[ids::color].count, 3u);
+  EXPECT_EQ(c->get_link(1, 0), link::YES);
+  EXPECT_EQ(c->get_color(1), color::RED);
+  EXPECT_EQ(c->get_width(0), (Interval{2, 2}));
   EXPECT_EQ(c->get_color(4), color::GREEN);
   EXPECT_EQ(c->get_link(4, 2), link::NO);  // the new instruction is not flagged
   // The trigger fired once for its pair.

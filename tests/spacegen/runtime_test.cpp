@@ -114,6 +114,8 @@ TEST(SpacegenRuntime, LayoutIndexAndDecodeRoundTrip) {
   LayoutBuilder builder(table);
   builder.set_capacity(0, 7);
   builder.set_capacity(1, 3);
+  builder.add_member(0, 6);
+  builder.add_member(1, 2);
   builder.place_choices();
   Layout layout = builder.finish();
   EXPECT_EQ(layout.choices[0].count, 21u);
@@ -140,7 +142,8 @@ TEST(SpacegenRuntime, AllIdsNumberInstancesOverTheirSlots) {
   builder.set_capacity(0, 7);
   builder.set_capacity(1, 7);
   builder.set_all_ids(1, {6, 1, 3, 1}, std::nullopt);
-  builder.add_member(1, 3);
+  builder.add_member(0, 6);
+  builder.add_member(1, 6);
   EXPECT_DEATH(builder.add_member(1, 2), "object 2 of set T is not in its all_ids");
   builder.place_choices();
   Layout layout = builder.finish();
@@ -166,6 +169,7 @@ TEST(SpacegenRuntime, IntegerSlotsAreAsNarrowAsTheWidestUniverse) {
   }
   LayoutBuilder builder(table);
   builder.set_capacity(0, 2);
+  builder.add_member(0, 1);
   builder.place_choices();
   const std::size_t widest[] = {8, 9, 32, 65};
   for (std::uint32_t c = 0; c < 4; ++c) {
@@ -180,6 +184,44 @@ TEST(SpacegenRuntime, IntegerSlotsAreAsNarrowAsTheWidestUniverse) {
   EXPECT_EQ(layout.choices[2].stride, 4u);
   EXPECT_EQ(layout.choices[3].stride, 16u);
   EXPECT_EQ(layout.choices[2].offset % 4, 0u);
+}
+
+// Only the slots up to the highest member's are stored; growing keeps every instance's
+// place in order (triangular indices unchanged, row-major ones remapped) and the universes.
+TEST(SpacegenRuntime, LayoutGrowsWithTheMembers) {
+  SpaceTable table;
+  table.sets = {{"S", false}, {"T", false}};
+  table.choices.push_back(
+      {"pair", ChoiceKind::Enum, {0, 0}, Symmetry::Antisymmetric, {"A", "B"}, {1, 0}, false});
+  table.choices.push_back({"grid", ChoiceKind::Integer, {0, 1}, Symmetry::None, {}, {}, false});
+  table.num_triggers = 1;
+  LayoutBuilder builder(table);
+  builder.set_capacity(0, 8);
+  builder.set_capacity(1, 4);
+  for (ObjectId id : {0u, 2u}) builder.add_member(0, id);
+  builder.add_member(1, 1);
+  builder.place_choices();
+  const ObjectId probe[] = {2, 1};
+  builder.set_universe(1, builder.index(1, probe), {3, 5});
+  builder.add_trigger(0, {0});
+  auto root = std::make_shared<const Layout>(builder.finish());
+  EXPECT_EQ(root->choices[0].count, 3u);  // pairs over slots 0..2
+  EXPECT_EQ(root->choices[1].count, 6u);  // 3 x 2
+  auto grown = root->grown({5, 3});
+  EXPECT_EQ(root->grown({5, 3}), grown);  // one layout per vector of stored slots
+  EXPECT_EQ(grown->choices[0].count, 10u);
+  EXPECT_EQ(grown->choices[1].count, 15u);
+  EXPECT_EQ(grown->trigger_offset.size(), 1u);
+  for (std::uint32_t c = 0; c < 2; ++c) {
+    for (std::size_t i = 0; i < root->choices[c].count; ++i) {
+      ObjectId ids[kMaxArity] = {};
+      root->decode(c, i, ids);
+      EXPECT_EQ(root->index_in(*grown, c, i), grown->index(c, ids));
+    }
+  }
+  const std::span<const std::int64_t> universe = grown->universe(1, grown->index(1, probe));
+  EXPECT_EQ(std::vector<std::int64_t>(universe.begin(), universe.end()),
+            (std::vector<std::int64_t>{3, 5}));
 }
 
 }  // namespace
