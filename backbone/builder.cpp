@@ -473,7 +473,8 @@ void Builder::preallocate_lowering(Communication& comm) {
     if (!copies.empty()) parent = copies.back().first;
     const LoopId copy = new_loop(kernel_.loop(loop).logical, parent);
     for (DimId dim : kernel_.loop(copy).dims()) kernel_.dims_[dim.value].added = false;
-    if (!copies.empty()) kernel_.loop_bodies_[copies.back().first.value].push_back({copy, std::nullopt});
+    if (!copies.empty())
+      kernel_.loop_bodies_[copies.back().first.value].push_back({copy, std::nullopt});
     copies.emplace_back(copy, loop);
     load.loops.push_back(copy);
   }
@@ -517,10 +518,10 @@ Kernel Builder::finish() && {
   // By index: pre-allocation appends communications (the reads of temporaries).
   const size_t comms = kernel_.comms_.size();
   for (size_t c = 0; c < comms; ++c) {
-    if (kernel_.comms_[c].kind == Communication::Kind::kValue) preallocate_lowering(kernel_.comms_[c]);
+    if (kernel_.comms_[c].kind == Communication::Kind::kValue)
+      preallocate_lowering(kernel_.comms_[c]);
   }
-  for (Instruction& inst : kernel_.insts_) inst.stmt_id_ = kernel_.stmt_id(inst.id);
-  for (Dimension& dim : kernel_.dims_) dim.stmt_id_ = kernel_.stmt_id(dim.id);
+  kernel_.number_statements();
   for (const Dimension& dim : kernel_.dims_) kernel_.merged_parent_.push_back(dim.id);
   return std::move(kernel_);
 }

@@ -119,8 +119,30 @@ const Communication& Kernel::comm(CommId id) const {
 }
 
 const Statement& Kernel::statement(StmtId id) const {
-  if (id.value < inst_capacity()) return insts_[id.value];
-  return dim(DimId(id.value - inst_capacity()));
+  SCULPT_CHECK(id.value < stmt_position_.size())
+      << "statement id " << id.value << " out of range (" << stmt_position_.size() << ")";
+  const std::uint32_t position = stmt_position_[id.value];
+  if (position < inst_capacity()) return insts_[position];
+  return dims_[position - inst_capacity()];
+}
+
+void Kernel::number_statements() {
+  stmt_of_inst_.assign(insts_.size(), StmtId());
+  stmt_of_dim_.assign(dims_.size(), StmtId());
+  stmt_position_.clear();
+  auto next_id = [&] { return StmtId(static_cast<uint32_t>(stmt_position_.size())); };
+  for (const bool present : {true, false}) {
+    for (Instruction& inst : insts_) {
+      if (inst.added != present) continue;
+      inst.stmt_id_ = stmt_of_inst_[inst.id.value] = next_id();
+      stmt_position_.push_back(inst.id.value);
+    }
+    for (Dimension& dim : dims_) {
+      if (dim.added != present) continue;
+      dim.stmt_id_ = stmt_of_dim_[dim.id.value] = next_id();
+      stmt_position_.push_back(inst_capacity() + dim.id.value);
+    }
+  }
 }
 
 std::vector<const Instruction*> Kernel::instructions() const {
@@ -157,8 +179,13 @@ std::vector<const Dimension*> Kernel::static_dims() const {
 
 std::vector<const Statement*> Kernel::statements() const {
   std::vector<const Statement*> out;
-  for (const Instruction* inst : instructions()) out.push_back(inst);
-  for (const Dimension* dim : dimensions()) out.push_back(dim);
+  for (std::uint32_t position : stmt_position_) {
+    if (position < inst_capacity()) {
+      if (insts_[position].added) out.push_back(&insts_[position]);
+    } else if (dims_[position - inst_capacity()].added) {
+      out.push_back(&dims_[position - inst_capacity()]);
+    }
+  }
   return out;
 }
 

@@ -91,7 +91,7 @@ class Statement {
   explicit Statement(Kind kind) : kind_(kind) {}
 
  private:
-  friend class Builder;
+  friend class Kernel;
   Kind kind_;
   StmtId stmt_id_;
 };
@@ -268,8 +268,8 @@ class Kernel {
   const DimMapping& mapping(DimMappingId id) const;
   const Communication& comm(CommId id) const;
   const Statement& statement(StmtId id) const;
-  StmtId stmt_id(InstId id) const { return StmtId(id.value); }
-  StmtId stmt_id(DimId id) const { return StmtId(inst_capacity() + id.value); }
+  StmtId stmt_id(InstId id) const { return stmt_of_inst_.at(id.value); }
+  StmtId stmt_id(DimId id) const { return stmt_of_dim_.at(id.value); }
 
   // Objects present now (added ones), in id order: what the space's set iterators list.
   std::vector<const Instruction*> instructions() const;
@@ -357,6 +357,10 @@ class Kernel {
   friend class Builder;
   // Places `node` next to `anchor` (a loop or an instruction) in the default program.
   void insert_next_to(const ProgramNode& anchor, ProgramNode node, bool after);
+  // Numbers the statements: those present at creation first (instructions, then dimensions),
+  // then the pre-allocated ones, so that a decision vector with room for the present
+  // statements only has no gaps among them.
+  void number_statements();
 
   std::string name_;
   std::vector<Parameter> params_;
@@ -370,6 +374,10 @@ class Kernel {
   std::vector<ProgramNode> body_;
   std::vector<std::vector<ProgramNode>> loop_bodies_;
   std::vector<DimId> merged_parent_;  // union-find over dims, filled by lower_merge_dims
+  std::vector<StmtId> stmt_of_inst_;
+  std::vector<StmtId> stmt_of_dim_;
+  // By statement id: the instruction's id, or inst_capacity() + the dimension's id.
+  std::vector<std::uint32_t> stmt_position_;
 };
 
 }  // namespace sculpt::backbone

@@ -196,7 +196,8 @@ Layout LayoutBuilder::finish() {
   for (std::size_t s = 0; s < table_.sets.size(); ++s) {
     for (ObjectId id : members_[s]) raw[layout_.set_offset[s] + id / 8] |= 1u << (id % 8);
   }
-  layout_.family = std::make_shared<LayoutFamily>();
+  layout_.family_owner = std::make_shared<LayoutFamily>();
+  layout_.family = layout_.family_owner.get();
   return std::move(layout_);
 }
 
@@ -272,9 +273,10 @@ std::size_t Layout::index_in(const Layout& grown, std::size_t choice, std::size_
 
 std::shared_ptr<const Layout> Layout::grown(const std::vector<std::uint32_t>& stored) const {
   std::lock_guard<std::mutex> lock(family->mutex);
-  std::weak_ptr<const Layout>& cached = family->grown[stored];
-  if (auto layout = cached.lock()) return layout;
-  auto g = std::make_shared<Layout>(*this);
+  std::unique_ptr<const Layout>& cached = family->grown[stored];
+  if (cached) return {family->shared_from_this(), cached.get()};
+  auto g = std::make_unique<Layout>(*this);
+  g->family_owner.reset();
   g->set_stored = stored;
   g->count_instances();
   for (std::size_t c = 0; c < choices.size(); ++c) {
@@ -299,8 +301,8 @@ std::shared_ptr<const Layout> Layout::grown(const std::vector<std::uint32_t>& st
   }
   g->place();
   std::memcpy(g->initial.data(), initial.data(), sets_bytes);
-  cached = g;
-  return g;
+  cached = std::move(g);
+  return {family->shared_from_this(), cached.get()};
 }
 
 }  // namespace sculpt::spacegen

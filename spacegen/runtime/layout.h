@@ -85,10 +85,11 @@ inline void write_counter(unsigned char* slot, std::uint8_t fields, const Counte
 class Layout;
 
 /// The layouts a root layout grows into as lowerings add objects, one per vector of stored
-/// slots, shared by every candidate of the root (and rebuilt if none holds it any more).
-struct LayoutFamily {
+/// slots, made once and shared by every candidate of the root. A candidate on a grown layout
+/// holds the family (the layout is an alias into it), so the family outlives the root.
+struct LayoutFamily : std::enable_shared_from_this<LayoutFamily> {
   std::mutex mutex;
-  std::map<std::vector<std::uint32_t>, std::weak_ptr<const Layout>> grown;
+  std::map<std::vector<std::uint32_t>, std::unique_ptr<const Layout>> grown;
 };
 
 class Layout {
@@ -128,7 +129,7 @@ class Layout {
   std::vector<std::uint32_t> set_stored;
   std::vector<std::vector<std::uint32_t>> set_rank;  // id -> slot; empty: the identity
   std::vector<std::vector<ObjectId>> set_ids;        // slot -> id; empty: the identity
-  std::vector<std::size_t> trigger_bits;    // "already fired" bitsets, over potential slots
+  std::vector<std::size_t> trigger_bits;  // "already fired" bitsets, over potential slots
   std::vector<std::size_t> trigger_offset;
   /// Host-code conditions per object tuple: 0 not computed (objects added later), 1 false,
   /// 2 true.
@@ -136,7 +137,10 @@ class Layout {
   std::size_t instances = 0;
   std::size_t words = 0;  // block size in 64-bit words
   std::vector<std::uint64_t> initial;
-  std::shared_ptr<LayoutFamily> family;
+  /// The family of the root layout, which owns it (`family_owner`); the grown layouts are
+  /// owned by the family and leave `family_owner` empty.
+  LayoutFamily* family = nullptr;
+  std::shared_ptr<LayoutFamily> family_owner;
 
  private:
   friend class LayoutBuilder;

@@ -110,12 +110,19 @@ TEST(Builder, PreallocatesLoweringObjects) {
   // The dimensions of the loads' loops wait for their lowering too.
   EXPECT_LT(kernel.dimensions().size(), kernel.dim_capacity());
   EXPECT_EQ(kernel.statements().size(), 5u + kernel.dimensions().size());
-  // Statement ids: instructions first, then dimensions.
+  // Statement ids: the present instructions, the present dimensions, then the pre-allocated
+  // instructions and dimensions.
   const Dimension& first_dim = kernel.dim(DimId(0));
-  EXPECT_EQ(first_dim.stmt_id().value, kernel.inst_capacity());
+  EXPECT_EQ(first_dim.stmt_id().value, 5u);
   EXPECT_EQ(kernel.statement(first_dim.stmt_id()).as_dim(), &first_dim);
   EXPECT_EQ(kernel.statement(StmtId(3)).as_inst(), &kernel.inst(InstId(3)));
   EXPECT_EQ(kernel.statement(StmtId(3)).as_dim(), nullptr);
+  const uint32_t present = static_cast<uint32_t>(kernel.statements().size());
+  for (const Statement* s : kernel.statements()) EXPECT_LT(s->stmt_id().value, present);
+  const Instruction& preallocated = kernel.inst(InstId(5));
+  EXPECT_FALSE(preallocated.added);
+  EXPECT_EQ(preallocated.stmt_id().value, present);
+  EXPECT_EQ(kernel.statement(StmtId(present)).as_inst(), &preallocated);
 }
 
 TEST(Builder, SignatureListsSizesScalarsAndArrays) {

@@ -53,7 +53,16 @@ TEST_P(ZooKernel, BuildsAtDefaultSizesWithConsistentIds) {
   }
   for (uint32_t i = 0; i < kernel.inst_capacity(); ++i) {
     EXPECT_EQ(kernel.inst(InstId(i)).id.value, i);
-    EXPECT_EQ(kernel.inst(InstId(i)).stmt_id().value, i);
+    EXPECT_EQ(kernel.statement(kernel.inst(InstId(i)).stmt_id()).as_inst(),
+              &kernel.inst(InstId(i)));
+  }
+  // Statement ids are dense, the present statements first.
+  const uint32_t present = static_cast<uint32_t>(kernel.statements().size());
+  for (uint32_t s = 0; s < kernel.stmt_capacity(); ++s) {
+    const Statement& stmt = kernel.statement(StmtId(s));
+    EXPECT_EQ(stmt.stmt_id().value, s);
+    const bool added = stmt.as_inst() ? stmt.as_inst()->added : stmt.as_dim()->added;
+    EXPECT_EQ(added, s < present) << s;
   }
   for (uint32_t i = 0; i < kernel.dim_capacity(); ++i) {
     const Dimension& dim = kernel.dim(DimId(i));
