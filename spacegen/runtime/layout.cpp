@@ -231,8 +231,7 @@ void Layout::place() {
   words = align_up(bytes, 8) / 8;
   initial.assign(words, 0);
   auto* raw = reinterpret_cast<unsigned char*>(initial.data());
-  for (std::size_t c = 0; c < choices.size(); ++c) {
-    const ChoiceLayout& l = choices[c];
+  for (const ChoiceLayout& l : choices) {
     for (std::size_t i = 0; i < l.count; ++i) {
       unsigned char* slot = raw + l.offset + i * l.stride;
       switch (l.kind) {
