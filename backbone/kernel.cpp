@@ -179,12 +179,9 @@ std::vector<const Dimension*> Kernel::static_dims() const {
 
 std::vector<const Statement*> Kernel::statements() const {
   std::vector<const Statement*> out;
-  for (std::uint32_t position : stmt_position_) {
-    if (position < inst_capacity()) {
-      if (insts_[position].added) out.push_back(&insts_[position]);
-    } else if (dims_[position - inst_capacity()].added) {
-      out.push_back(&dims_[position - inst_capacity()]);
-    }
+  for (std::uint32_t s = 0; s < stmt_position_.size(); ++s) {
+    const Statement& stmt = statement(StmtId(s));
+    if (stmt.as_inst() ? stmt.as_inst()->added : stmt.as_dim()->added) out.push_back(&stmt);
   }
   return out;
 }
