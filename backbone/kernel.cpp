@@ -118,12 +118,9 @@ const Communication& Kernel::comm(CommId id) const {
   return checked_at(comms_, id, "communication");
 }
 
-const Statement& Kernel::statement(StmtId id) const {
-  SCULPT_CHECK(id.value < stmt_position_.size())
+void Kernel::statement_out_of_range(StmtId id) const {
+  support::CheckFailure("id.value < stmt_position_.size()", __FILE__, __LINE__)
       << "statement id " << id.value << " out of range (" << stmt_position_.size() << ")";
-  const std::uint32_t position = stmt_position_[id.value];
-  if (position < inst_capacity()) return insts_[position];
-  return dims_[position - inst_capacity()];
 }
 
 void Kernel::number_statements() {

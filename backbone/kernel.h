@@ -267,7 +267,12 @@ class Kernel {
   const Parameter& param(ParamId id) const;
   const DimMapping& mapping(DimMappingId id) const;
   const Communication& comm(CommId id) const;
-  const Statement& statement(StmtId id) const;
+  const Statement& statement(StmtId id) const {
+    if (id.value >= stmt_position_.size()) statement_out_of_range(id);
+    const std::uint32_t position = stmt_position_[id.value];
+    if (position < inst_capacity()) return insts_[position];
+    return dims_[position - inst_capacity()];
+  }
   StmtId stmt_id(InstId id) const { return stmt_of_inst_.at(id.value); }
   StmtId stmt_id(DimId id) const { return stmt_of_dim_.at(id.value); }
 
@@ -361,6 +366,7 @@ class Kernel {
   // then the pre-allocated ones, so that a decision vector with room for the present
   // statements only has no gaps among them.
   void number_statements();
+  [[noreturn]] void statement_out_of_range(StmtId id) const;
 
   std::string name_;
   std::vector<Parameter> params_;

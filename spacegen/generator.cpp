@@ -943,8 +943,7 @@ class Generator {
       declared[p] = true;
       std::string local = "d" + std::to_string(p);
       ChoiceInstance ci{patterns[p].choice, patterns[p].args, {}};
-      w.line(summary_type(patterns[p].choice) + " " + local + " = " + summary(ci, scope, {}) +
-             ";");
+      w.line(summary_type(patterns[p].choice) + " " + local + " = " + summary(ci, scope, {}) + ";");
       locals.reads.emplace_back(patterns[p], local);
     }
   }
@@ -1048,9 +1047,8 @@ class Generator {
 
   /// Pattern `p` with its variables renamed by `perm`: the index of the pattern of `ps` it
   /// reads and whether it reads it flipped (an antisymmetric choice with swapped arguments).
-  std::optional<std::pair<std::size_t, bool>> permuted_pattern(const std::vector<Pattern>& ps,
-                                                               const Pattern& p,
-                                                               const std::vector<VarId>& perm) const {
+  std::optional<std::pair<std::size_t, bool>> permuted_pattern(
+      const std::vector<Pattern>& ps, const Pattern& p, const std::vector<VarId>& perm) const {
     Pattern image{p.choice, {}};
     for (VarId v : p.args) image.args.push_back(perm[v]);
     for (std::size_t q = 0; q < ps.size(); ++q) {
@@ -1070,11 +1068,38 @@ class Generator {
     std::vector<Pattern> ps = patterns_of(constraints_[i]);
     std::vector<std::size_t> out;
     for (std::size_t k = 0; k < ps.size(); ++k) {
-      bool first_of_choice = std::none_of(ps.begin(), ps.begin() + static_cast<std::ptrdiff_t>(k),
-                                          [&](const Pattern& p) { return p.choice == ps[k].choice; });
+      bool first_of_choice =
+          std::none_of(ps.begin(), ps.begin() + static_cast<std::ptrdiff_t>(k),
+                       [&](const Pattern& p) { return p.choice == ps[k].choice; });
       if (!symmetric(i) || first_of_choice) out.push_back(k);
     }
     return out;
+  }
+  /// The guard (`if (...) `, or nothing) of a wake-up through pattern `p` of `item`, read with
+  /// its arguments swapped when `flipped`. A propagator that reads the instance only through
+  /// `is` conditions learns nothing from a change that settles none of them; one that reads its
+  /// whole domain (a comparison of choices, a support table) is always woken.
+  std::string wake_guard(const Item& item, const Pattern& p, bool flipped,
+                         bool reads_domains) const {
+    if (reads_domains || !is_enum(p.choice)) return "";
+    std::vector<ValueSet> masks;
+    for (const auto& clause : item.clauses) {
+      for (const Condition& cond : clause) {
+        for (const ChoiceInstance* ci : {&cond.lhs, &cond.rhs}) {
+          if (!uses_choice(cond, ci) || Pattern{ci->choice, ci->args} != p) continue;
+          if (cond.kind != Kind::Is) return "";
+          ValueSet mask = flipped ? flip_values(p.choice, cond.values) : cond.values;
+          if (std::find(masks.begin(), masks.end(), mask) == masks.end()) masks.push_back(mask);
+        }
+      }
+    }
+    if (masks.empty()) return "";
+    std::string guard;
+    for (ValueSet mask : masks) {
+      guard +=
+          (guard.empty() ? "" : " || ") + std::string("truth_settled(old, now, ") + hex(mask) + ")";
+    }
+    return "if (" + guard + ") ";
   }
   /// The variables of constraint `i` posted on new objects: all, or the first one of a
   /// symmetric support table.
@@ -1154,8 +1179,8 @@ class Generator {
               for (std::size_t k = j + 1; k < ps.size(); ++k) {
                 if (k != p) below += num_values(ps[k].choice);
               }
-              std::string term = below ? "(" + local[j] + " << " + std::to_string(below) + ")"
-                                       : local[j];
+              std::string term =
+                  below ? "(" + local[j] + " << " + std::to_string(below) + ")" : local[j];
               index += (index.empty() ? "" : " | ") + term;
             }
             w.line("const ValueSet keep" + std::to_string(p) + " = " + local[p] + " & " +
@@ -1488,7 +1513,7 @@ class Generator {
     }
     w.line();
     w.label("protected:");
-    w.line("Status on_change(std::uint32_t choice, const ObjectId* ids) override;");
+    w.line("Status on_change(std::uint32_t choice, const ObjectId* ids, ValueSet old) override;");
     w.line(
         "Status restrict_stored(std::uint32_t choice, const ObjectId* ids, const std::uint64_t* "
         "mask) override;");
@@ -1814,6 +1839,15 @@ class Generator {
     w.line();
   }
 
+  /// `values` of choice `c` as read with its two arguments swapped.
+  ValueSet flip_values(ChoiceId c, ValueSet values) const {
+    if (!antisymmetric(c)) return values;
+    ValueSet out = 0;
+    for (std::size_t v = 0; v < num_values(c); ++v) {
+      if ((values >> v) & 1) out |= ValueSet{1} << involution_of(c, v);
+    }
+    return out;
+  }
   std::size_t involution_of(ChoiceId c, std::size_t v) const {
     const auto& map = m_.choices[c].antisymmetric_map;
     return v < map.size() ? map[v] : v;
@@ -2094,9 +2128,8 @@ class Generator {
           w.line("return changed_" + name + "(" + id_list(n) + (n ? ", " : "") + "old);");
           w.close();
           w.open("Status Candidate::changed_" + name + "(" + id_params_comma(n) + "ValueSet old)");
-          w.line("(void)old;");
           emit_counter_hooks(w, c, "old");
-          w.line("enqueue(" + id + ", " + index_expr(c, n) + ", {" + id_list(n) + "});");
+          w.line("enqueue(" + id + ", " + index_expr(c, n) + ", {" + id_list(n) + "}, old);");
           w.line("return Status::Ok;");
           w.close();
           break;
@@ -2211,7 +2244,8 @@ class Generator {
   }
 
   void emit_dispatch(CodeWriter& w) const {
-    w.open("Status Candidate::on_change(std::uint32_t choice, const ObjectId* ids)");
+    w.open("Status Candidate::on_change(std::uint32_t choice, const ObjectId* ids, ValueSet old)");
+    w.line("(void)old;");
     w.line("[[maybe_unused]] const ObjectId swapped[] = {ids[1], ids[0]};");
     w.open("switch (choice)");
     for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
@@ -2222,14 +2256,16 @@ class Generator {
       std::string arglist;
       for (std::size_t i = 0; i < n; ++i) arglist += (i ? ", " : "") + args[i];
       if (is_counter(c)) w.line(check("enforce_" + cname(c) + "(" + arglist + ")"));
+      if (is_enum(c))
+        w.line("[[maybe_unused]] const ValueSet now = get_" + cname(c) + "(" + arglist + ");");
       // A triangular instance is read through both orders of its arguments, unless a
       // symmetric support table reads every permutation at once.
-      auto each = [&](const std::string& fn, bool status, bool both_orders) {
-        std::string call1 = fn + "(ids)";
-        w.line(status ? check(call1) : call1 + ";");
-        if (triangular(c) && both_orders) {
-          std::string call2 = fn + "(swapped)";
-          w.line(status ? check(call2) : call2 + ";");
+      auto each = [&](const std::string& fn, bool status, bool both_orders, const Item& item,
+                      const Pattern& p, bool reads_domains) {
+        for (bool flipped : {false, true}) {
+          if (flipped && !(triangular(c) && both_orders)) break;
+          std::string call = fn + (flipped ? "(swapped)" : "(ids)");
+          w.line(wake_guard(item, p, flipped, reads_domains) + (status ? check(call) : call + ";"));
         }
       };
       for (std::size_t i = 0; i < constraints_.size(); ++i) {
@@ -2237,7 +2273,7 @@ class Generator {
         for (std::size_t k : woken_patterns(i)) {
           if (ps[k].choice == c) {
             each("propagate_" + std::to_string(i) + "_on_" + cname(c) + "_" + std::to_string(k),
-                 true, !symmetric(i));
+                 true, !symmetric(i), constraints_[i], ps[k], supports_[i].has_value());
           }
         }
       }
@@ -2246,7 +2282,7 @@ class Generator {
         for (std::size_t k = 0; k < ps.size(); ++k) {
           if (ps[k].choice == c) {
             each("check_trigger_" + std::to_string(t) + "_on_" + cname(c) + "_" + std::to_string(k),
-                 false, true);
+                 false, true, triggers_[t], ps[k], false);
           }
         }
       }
@@ -2605,7 +2641,13 @@ class Generator {
         // equivalence(y, x) is read only by the check of the larger one, when both are
         // elements.
         SetId elem = membership_set(q.vars.back().set);
-        w.line("if (is_member(" + set_id(elem) + ", std::min(ids[0], ids[1]))) " +
+        std::string settled = "truth_settled(old, now, " + hex(q.equivalence_values) + ")";
+        if (antisymmetric(c) && flip_values(c, q.equivalence_values) != q.equivalence_values) {
+          settled +=
+              " || truth_settled(old, now, " + hex(flip_values(c, q.equivalence_values)) + ")";
+        }
+        w.line("if ((" + settled + ") && is_member(" + set_id(elem) +
+               ", std::min(ids[0], ids[1]))) " +
                check("quotient_" + n + "_at(std::max(ids[0], ids[1]))"));
       }
       std::vector<std::string> orientations = {"ids"};
@@ -2627,8 +2669,9 @@ class Generator {
           // representative, under the parameters the instance names (or all of them).
           std::optional<std::size_t> x = position(np);
           std::string first = x ? ids + "[" + std::to_string(*x) + "]" : "0";
+          std::string guard = wake_guard(quotients_[qi], p, ids == "swapped", false);
           if (!params_bound) {
-            w.line(check("quotient_" + n + "_all_params(" + first + ")"));
+            w.line(guard + check("quotient_" + n + "_all_params(" + first + ")"));
             continue;
           }
           w.open("");
@@ -2641,10 +2684,9 @@ class Generator {
                        set_id(membership_set(q.vars[v].set)) + ", " + id + ")";
           }
           w.line("const ObjectId params[] = {" + (np ? params : std::string("0")) + "};");
-          std::string call =
-              check(x ? "quotient_" + n + "_around(params, " + first + ")"
-                      : "quotient_" + n + "_from(params, 0)");
-          w.line(np ? "if (" + members + ") " + call : call);
+          std::string call = check(x ? "quotient_" + n + "_around(params, " + first + ")"
+                                     : "quotient_" + n + "_from(params, 0)");
+          w.line(guard + (np ? "if (" + members + ") " + call : call));
           w.close();
         }
       }

@@ -157,13 +157,13 @@ void CandidateBase::make_room_for_members() {
 }
 
 void CandidateBase::enqueue(std::uint32_t choice, std::size_t index,
-                            const std::array<ObjectId, kMaxArity>& ids) {
+                            const std::array<ObjectId, kMaxArity>& ids, ValueSet old) {
   std::size_t slot = layout_->choices[choice].first_instance + index;
   if (t_stamps.stamp.size() < layout_->instances) t_stamps.stamp.resize(layout_->instances, 0);
   if (queue_.empty()) queue_epoch_ = t_stamps.next_epoch++;
   if (t_stamps.stamp[slot] == queue_epoch_) return;
   t_stamps.stamp[slot] = queue_epoch_;
-  queue_.push_back({choice, index, ids});
+  queue_.push_back({choice, index, ids, old});
 }
 
 void CandidateBase::clear_queue() {
@@ -211,7 +211,7 @@ Status CandidateBase::propagate() {
     for (std::size_t head = 0; head < queue_.size(); ++head) {
       const QueuedInstance q = queue_[head];
       t_stamps.stamp[layout_->choices[q.choice].first_instance + q.index] = 0;
-      if (on_change(q.choice, q.ids.data()) == Status::Conflict) {
+      if (on_change(q.choice, q.ids.data(), q.old) == Status::Conflict) {
         queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(head + 1));
         clear_queue();
         return Status::Conflict;

@@ -140,7 +140,7 @@ class CandidateBase {
   /// Every live instance as `choice(ids) = {VALUES}`, one per line, in layout order.
   std::string to_string() const;
   std::size_t block_bytes() const { return block_.size() * sizeof(std::uint64_t); }
-  bool is_member(std::size_t set, ObjectId id) const {
+  [[gnu::always_inline]] bool is_member(std::size_t set, ObjectId id) const {
     return id < layout_->set_capacity[set] && ((member_words(set)[id / 64] >> (id % 64)) & 1);
   }
 
@@ -149,8 +149,10 @@ class CandidateBase {
   CandidateBase(const CandidateBase&) = default;
   CandidateBase& operator=(const CandidateBase&) = default;
 
-  /// Generated: wakes every propagator reading the changed instance.
-  virtual Status on_change(std::uint32_t choice, const ObjectId* ids) = 0;
+  /// Generated: wakes the propagators reading the changed instance. For enum instances `old` is
+  /// the domain their propagators last saw: those that read the instance only through `is`
+  /// conditions are skipped when none of these conditions changed its truth.
+  virtual Status on_change(std::uint32_t choice, const ObjectId* ids, ValueSet old) = 0;
   /// Generated: restricts one stored instance to `mask` (enum bits or universe positions).
   virtual Status restrict_stored(std::uint32_t choice, const ObjectId* ids,
                                  const std::uint64_t* mask) = 0;
@@ -221,8 +223,10 @@ class CandidateBase {
   }
 
   /// Schedules the propagators of a changed instance (deduplicated until processed); `ids`
-  /// are its objects in stored order.
-  void enqueue(std::uint32_t choice, std::size_t index, const std::array<ObjectId, kMaxArity>& ids);
+  /// are its objects in stored order, `old` (enum instances) its domain before the change. A
+  /// second change before the propagators run keeps the first `old`.
+  void enqueue(std::uint32_t choice, std::size_t index, const std::array<ObjectId, kMaxArity>& ids,
+               ValueSet old = 0);
   /// Records a conflict on the instance and returns Status::Conflict.
   Status fail(Origin origin, std::uint32_t choice, const ObjectId* ids);
   /// Marks trigger `t` as fired for `ids` (objects of membership sets `sets`) and queues its
@@ -252,6 +256,7 @@ class CandidateBase {
     std::uint32_t choice;
     std::size_t index;
     std::array<ObjectId, kMaxArity> ids;
+    ValueSet old;
   };
 
   std::vector<QueuedInstance> queue_;

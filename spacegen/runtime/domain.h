@@ -83,6 +83,12 @@ inline Truth truth_is(ValueSet domain, ValueSet values) {
   return Truth::Unknown;
 }
 
+/// Whether `domain is values` is known for `now` but was not for `old` (now is a subset of old):
+/// the only way a change of the domain can matter to a condition that reads it through `is`.
+inline bool truth_settled(ValueSet old, ValueSet now, ValueSet values) {
+  return truth_is(old, values) == Truth::Unknown && truth_is(now, values) != Truth::Unknown;
+}
+
 /// `a == b` for enum domains expressed over the same values.
 inline Truth truth_enum_equal(ValueSet a, ValueSet b) {
   if ((a & b) == 0) return Truth::False;

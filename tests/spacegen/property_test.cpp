@@ -3,6 +3,7 @@
 // solutions with a plain C++ mirror of its constraints, and check that
 //  - after any random sequence of restrictions, no value of a solution consistent with the
 //    restrictions was removed, and a conflict is reported only when no such solution exists;
+//  - after each restriction, posting every constraint again changes nothing (a fixpoint);
 //  - a full assignment is accepted exactly when it is a solution;
 // for the space numbered over statement ids (property.space) and the one numbered over the
 // `all_ids` of Dims (property_all_ids.space), and that both give the same domains after the same
@@ -220,8 +221,8 @@ TYPED_TEST(SCULPT_PROPERTY_SUITE, PropagationIsSoundAndCompleteOnFullAssignments
     // Propagation is not complete (a world without solution may survive the root: a dead end
     // that full assignments then reveal), but it must be sound.
     if (init == Status::Conflict) {
-      ASSERT_TRUE(solutions.empty()) << "the root failed while solutions exist: "
-                                     << root->conflict()->to_string();
+      ASSERT_TRUE(solutions.empty())
+          << "the root failed while solutions exist: " << root->conflict()->to_string();
       continue;
     }
 
@@ -253,6 +254,11 @@ TYPED_TEST(SCULPT_PROPERTY_SUITE, PropagationIsSoundAndCompleteOnFullAssignments
                                << c->conflict()->to_string();
           break;
         }
+        // Incremental propagation stops where posting every constraint again stops.
+        auto reposted = c->clone();
+        ASSERT_EQ(static_cast<Candidate&>(*reposted).initialize(), Status::Ok)
+            << "posting again found a conflict: " << reposted->conflict()->to_string();
+        ASSERT_EQ(reposted->to_string(), c->to_string()) << "not a fixpoint after step " << step;
       }
     }
 
