@@ -83,10 +83,8 @@ std::optional<Action> action_from_json(std::string_view text, std::string* error
 CandidateBase::CandidateBase(std::shared_ptr<const Layout> layout)
     : layout_(std::move(layout)), block_(layout_->initial) {}
 
-std::span<const std::int64_t> CandidateBase::universe(std::uint32_t choice,
-                                                      std::size_t index) const {
-  const ChoiceLayout& l = layout_->choices[choice];
-  if (l.universe_known[index]) return layout_->universe(choice, index);
+std::span<const std::int64_t> CandidateBase::added_universe(std::uint32_t choice,
+                                                            std::size_t index) const {
   SCULPT_CHECK(extra_universes_ != nullptr) << "integer instance without a universe";
   auto it = extra_universes_->find({choice, index});
   SCULPT_CHECK(it != extra_universes_->end()) << "integer instance without a universe";

@@ -194,7 +194,10 @@ class CandidateBase {
     return {member_words(set), (layout_->set_capacity[set] + 63) / 64, from};
   }
 
-  std::span<const std::int64_t> universe(std::uint32_t choice, std::size_t index) const;
+  std::span<const std::int64_t> universe(std::uint32_t choice, std::size_t index) const {
+    if (layout_->choices[choice].universe_known[index]) return layout_->universe(choice, index);
+    return added_universe(choice, index);
+  }
   /// Whether the universe of an integer instance is known (from the layout or a lowering).
   bool has_universe(std::uint32_t choice, std::size_t index) const;
   /// For integer instances over objects a lowering added: records the universe.
@@ -245,6 +248,8 @@ class CandidateBase {
   using ExtraUniverses = std::map<std::pair<std::uint32_t, std::size_t>, std::vector<std::int64_t>>;
 
   void clear_queue();
+  /// The universe of an integer instance over objects a lowering added.
+  std::span<const std::int64_t> added_universe(std::uint32_t choice, std::size_t index) const;
   /// Number of values left in a stored enum or integer instance.
   std::size_t stored_size(std::uint32_t choice, std::size_t index) const;
   /// Calls f(choice, index, ids, arity) for every live stored non-counter instance (with more

@@ -9,23 +9,6 @@ bool IntDomainRef::empty() const {
   return true;
 }
 
-Interval IntDomainRef::bounds() const {
-  Interval r{kInfinity, -kInfinity};
-  for (std::size_t b = 0; b < num_bytes(); ++b) {
-    if (bits_[b] != 0) {
-      r.lo = universe_[b * 8 + static_cast<std::size_t>(std::countr_zero(bits_[b]))];
-      break;
-    }
-  }
-  for (std::size_t b = num_bytes(); b-- > 0;) {
-    if (bits_[b] != 0) {
-      r.hi = universe_[b * 8 + 7 - static_cast<std::size_t>(std::countl_zero(bits_[b]))];
-      break;
-    }
-  }
-  return r;
-}
-
 bool IntDomainRef::contains_value(std::int64_t v) const {
   auto it = std::lower_bound(universe_.begin(), universe_.end(), v);
   return it != universe_.end() && *it == v &&

@@ -85,7 +85,7 @@ inline Truth truth_is(ValueSet domain, ValueSet values) {
 
 /// Whether `domain is values` is known for `now` but was not for `old` (now is a subset of old):
 /// the only way a change of the domain can matter to a condition that reads it through `is`.
-inline bool truth_settled(ValueSet old, ValueSet now, ValueSet values) {
+[[gnu::always_inline]] inline bool truth_settled(ValueSet old, ValueSet now, ValueSet values) {
   return truth_is(old, values) == Truth::Unknown && truth_is(now, values) != Truth::Unknown;
 }
 
@@ -193,7 +193,22 @@ class IntDomainRef {
   bool contains_index(std::size_t i) const { return (bits_[i / 8] >> (i % 8)) & 1; }
   bool empty() const;
   /// The smallest and largest values left; {kInfinity, -kInfinity} when empty.
-  Interval bounds() const;
+  Interval bounds() const {
+    Interval r{kInfinity, -kInfinity};
+    for (std::size_t b = 0; b < num_bytes(); ++b) {
+      if (bits_[b] != 0) {
+        r.lo = universe_[b * 8 + static_cast<std::size_t>(std::countr_zero(bits_[b]))];
+        break;
+      }
+    }
+    for (std::size_t b = num_bytes(); b-- > 0;) {
+      if (bits_[b] != 0) {
+        r.hi = universe_[b * 8 + 7 - static_cast<std::size_t>(std::countl_zero(bits_[b]))];
+        break;
+      }
+    }
+    return r;
+  }
   bool contains_value(std::int64_t v) const;
   /// Each returns true when the domain changed.
   bool restrict_range(Interval range);
