@@ -123,7 +123,7 @@ void CandidateBase::make_room_for_members() {
   bool grows = false;
   for (std::size_t s = 0; s < stored.size(); ++s) {
     if (table().sets[s].parametric || table().sets[s].quotient) continue;
-    for (ObjectId id : members(s)) stored[s] = std::max(stored[s], from.slot(s, id) + 1);
+    stored[s] = from.stored_slots(s, members(s), stored[s]);
     grows = grows || stored[s] != from.set_stored[s];
   }
   if (!grows) return;

@@ -113,9 +113,7 @@ void LayoutBuilder::add_member(std::size_t set, ObjectId id) {
 void LayoutBuilder::place_choices() {
   layout_.set_stored.assign(table_.sets.size(), 0);
   for (std::size_t s = 0; s < table_.sets.size(); ++s) {
-    for (ObjectId id : members_[s]) {
-      layout_.set_stored[s] = std::max(layout_.set_stored[s], layout_.slot(s, id) + 1);
-    }
+    layout_.set_stored[s] = layout_.stored_slots(s, members_[s]);
   }
   for (std::size_t c = 0; c < table_.choices.size(); ++c) {
     const ChoiceTable& t = table_.choices[c];

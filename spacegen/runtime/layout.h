@@ -2,6 +2,7 @@
 // The fixed layout of a decision vector for one backbone: where each choice's instances
 // live in the block, the integer universes and the initial (full) domains. Computed once per
 // backbone and shared read-only by every candidate, which copies only the block.
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -99,6 +100,13 @@ class Layout {
   /// over slots.
   std::uint32_t slot(std::size_t set, ObjectId id) const {
     return set_rank[set].empty() ? id : set_rank[set][id];
+  }
+  /// The slots a choice must store for `ids`, members of `set`: their highest slot + 1, and at
+  /// least `stored`.
+  template <typename Ids>
+  std::uint32_t stored_slots(std::size_t set, const Ids& ids, std::uint32_t stored = 0) const {
+    for (ObjectId id : ids) stored = std::max(stored, slot(set, id) + 1);
+    return stored;
   }
   /// Whether the set may ever hold the object.
   bool potential(std::size_t set, ObjectId id) const {
