@@ -2177,7 +2177,7 @@ class Generator {
           w.line("return fail(origin, " + id + ", ids);");
           w.close();
           emit_counter_hooks(w, c, "old");
-          w.line("enqueue(" + id + ", " + index_expr(c, n) + ", {" + id_list(n) + "});");
+          w.line("enqueue(" + id + ", " + index_expr(c, n) + ", {" + id_list(n) + "}, 0);");
           w.line("return Status::Ok;");
           w.close();
           break;
@@ -2206,7 +2206,7 @@ class Generator {
           w.line("return fail(" + counter_origin(c) + ", " + id + ", ids);");
           w.close();
           emit_counter_hooks(w, c, "old");
-          w.line("enqueue(" + id + ", index, {" + id_list(n) + "});");
+          w.line("enqueue(" + id + ", index, {" + id_list(n) + "}, 0);");
           w.line("return Status::Ok;");
           w.close();
           break;
@@ -2826,7 +2826,8 @@ class Generator {
         std::string args;
         for (std::size_t a = 0; a < n; ++a) args += (a ? ", " : "") + scope.names[a];
         w.line("// The term's conditions may still have changed what the bounds force.");
-        w.line("enqueue(" + choice_id(c) + ", index_" + name + "(" + args + "), {" + args + "});");
+        w.line("enqueue(" + choice_id(c) + ", index_" + name + "(" + args + "), {" + args +
+               "}, 0);");
         w.close();
       });
       w.line("return Status::Ok;");

@@ -226,10 +226,11 @@ class CandidateBase {
   }
 
   /// Schedules the propagators of a changed instance (deduplicated until processed); `ids`
-  /// are its objects in stored order, `old` (enum instances) its domain before the change. A
-  /// second change before the propagators run keeps the first `old`.
+  /// are its objects in stored order. `old` is an enum instance's domain before the change (a
+  /// second change before the propagators run keeps the first); 0 for integers and counters,
+  /// whose propagators are always woken.
   void enqueue(std::uint32_t choice, std::size_t index, const std::array<ObjectId, kMaxArity>& ids,
-               ValueSet old = 0);
+               ValueSet old);
   /// Records a conflict on the instance and returns Status::Conflict.
   Status fail(Origin origin, std::uint32_t choice, const ObjectId* ids);
   /// Marks trigger `t` as fired for `ids` (objects of membership sets `sets`) and queues its
