@@ -1094,12 +1094,16 @@ class Generator {
       }
     }
     if (masks.empty()) return "";
-    std::string guard;
+    return "if (" + any_settled(masks) + ") ";
+  }
+  /// Whether the change from `old` to `now` settled `is` against one of `masks`.
+  static std::string any_settled(const std::vector<ValueSet>& masks) {
+    std::string out;
     for (ValueSet mask : masks) {
-      guard +=
-          (guard.empty() ? "" : " || ") + std::string("truth_settled(old, now, ") + hex(mask) + ")";
+      out +=
+          (out.empty() ? "" : " || ") + std::string("truth_settled(old, now, ") + hex(mask) + ")";
     }
-    return "if (" + guard + ") ";
+    return out;
   }
   /// The variables of constraint `i` posted on new objects: all, or the first one of a
   /// symmetric support table.
@@ -2641,12 +2645,9 @@ class Generator {
         // equivalence(y, x) is read only by the check of the larger one, when both are
         // elements.
         SetId elem = membership_set(q.vars.back().set);
-        std::string settled = "truth_settled(old, now, " + hex(q.equivalence_values) + ")";
-        if (antisymmetric(c) && flip_values(c, q.equivalence_values) != q.equivalence_values) {
-          settled +=
-              " || truth_settled(old, now, " + hex(flip_values(c, q.equivalence_values)) + ")";
-        }
-        w.line("if ((" + settled + ") && is_member(" + set_id(elem) +
+        std::vector<ValueSet> masks = {q.equivalence_values};
+        if (flip_values(c, masks[0]) != masks[0]) masks.push_back(flip_values(c, masks[0]));
+        w.line("if ((" + any_settled(masks) + ") && is_member(" + set_id(elem) +
                ", std::min(ids[0], ids[1]))) " +
                check("quotient_" + n + "_at(std::max(ids[0], ids[1]))"));
       }
