@@ -1106,9 +1106,50 @@ class Generator {
     return out;
   }
   /// The variables of constraint `i` posted on new objects: all, or the first one of a
-  /// symmetric support table.
-  std::size_t posted_vars(std::size_t i) const {
-    return symmetric(i) ? 1 : constraints_[i].vars.size();
+  /// symmetric support table; none whose new objects leave a support table inert.
+  std::vector<VarId> posted_vars(std::size_t i) const {
+    std::vector<VarId> out;
+    for (VarId v = 0; v < (symmetric(i) ? 1 : constraints_[i].vars.size()); ++v) {
+      if (!supports_[i] || !inert_at_universe(*supports_[i], v)) out.push_back(v);
+    }
+    return out;
+  }
+  /// Whether `table` narrows nothing while every instance over $v is full (as a new object's
+  /// instances are until a restriction wakes the table), whatever the other domains.
+  bool inert_at_universe(const SupportTable& table, VarId v) const {
+    const std::vector<Pattern>& ps = table.patterns;
+    std::vector<std::size_t> others;
+    std::vector<ValueSet> domain(ps.size());
+    for (std::size_t p = 0; p < ps.size(); ++p) {
+      domain[p] = (ValueSet{1} << num_values(ps[p].choice)) - 1;
+      if (std::find(ps[p].args.begin(), ps[p].args.end(), v) == ps[p].args.end()) {
+        others.push_back(p);
+      }
+    }
+    if (others.size() == ps.size()) return false;
+    // Every combination of non-empty domains of the others, as an odometer.
+    for (std::size_t p : others) domain[p] = 1;
+    while (true) {
+      for (std::size_t p = 0; p < ps.size(); ++p) {
+        if ((domain[p] & ~table.keep[p][support_index(ps, p, domain)]) != 0) return false;
+      }
+      std::size_t k = 0;
+      for (; k < others.size(); ++k) {
+        const std::size_t p = others[k];
+        if (++domain[p] < ValueSet{1} << num_values(ps[p].choice)) break;
+        domain[p] = 1;
+      }
+      if (k == others.size()) return true;
+    }
+  }
+  /// The index in pattern p's table of the other patterns' domains (the first in the high bits).
+  std::size_t support_index(const std::vector<Pattern>& ps, std::size_t p,
+                            const std::vector<ValueSet>& domain) const {
+    std::size_t index = 0;
+    for (std::size_t j = 0; j < ps.size(); ++j) {
+      if (j != p) index = (index << num_values(ps[j].choice)) | domain[j];
+    }
+    return index;
   }
   bool symmetric(std::size_t i) const { return supports_[i] && supports_[i]->symmetric; }
 
@@ -1144,10 +1185,26 @@ class Generator {
     return cname(pattern.choice) + "(" + args + ")";
   }
 
+  /// Whether two patterns of `ps` may read one instance (an argument swap of a triangular
+  /// choice; distinct variables bind distinct objects otherwise).
+  bool may_alias(const std::vector<Pattern>& ps) const {
+    for (std::size_t p = 0; p < ps.size(); ++p) {
+      for (std::size_t q = p + 1; q < ps.size(); ++q) {
+        if (ps[p].choice != ps[q].choice || !triangular(ps[p].choice)) continue;
+        if (std::is_permutation(ps[p].args.begin(), ps[p].args.end(), ps[q].args.begin())) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /// Emits, for every tuple of `scope`, the restriction of each pattern of `table` to the
-  /// values its table keeps (a conflict when one keeps none).
+  /// values its table keeps (a conflict when one keeps none). `woken`: the pattern whose change
+  /// the function propagates, if any.
   void emit_supports(CodeWriter& w, std::size_t i, const SupportTable& table, Scope& scope,
-                     const std::vector<bool>& needs_membership) const {
+                     const std::vector<bool>& needs_membership,
+                     std::optional<std::size_t> woken) const {
     const std::vector<Pattern>& ps = table.patterns;
     const std::string origin = "Origin{" + std::to_string(1 + i) + ", 0}";
     Locals locals{{}, true};
@@ -1174,6 +1231,17 @@ class Generator {
           std::vector<std::string> local(ps.size());
           for (std::size_t p = 0; p < ps.size(); ++p) {
             local[p] = summary(ChoiceInstance{ps[p].choice, ps[p].args, {}}, scope, locals);
+          }
+          std::string skip;
+          for (std::size_t p = 0; woken && !may_alias(ps) && p < ps.size(); ++p) {
+            skip += (skip.empty() ? "" : " && ") + std::string(p == *woken ? "!" : "") +
+                    "single_value(" + local[p] + ")";
+          }
+          if (!skip.empty()) {
+            w.comment("Nothing to narrow when " + pattern_text(constraints_[i], ps[*woken]) +
+                      " is open and the others are fixed:");
+            w.comment("the last of them to be propagated, fixed, checked the tuple.");
+            w.open("if (!(" + skip + "))");
           }
           for (std::size_t p = 0; p < ps.size(); ++p) {
             std::string index;
@@ -1207,6 +1275,7 @@ class Generator {
             w.line("refresh();");
             w.close();
           }
+          if (!skip.empty()) w.close();
         },
         level);
   }
@@ -1574,7 +1643,7 @@ class Generator {
     }
     for (std::size_t i = 0; i < constraints_.size(); ++i) {
       w.line("Status propagate_" + std::to_string(i) + "_all();");
-      for (std::size_t v = 0; v < posted_vars(i); ++v) {
+      for (VarId v : posted_vars(i)) {
         w.line("Status propagate_" + std::to_string(i) + "_new_" + constraints_[i].vars[v].name +
                "(ObjectId id);");
       }
@@ -2370,7 +2439,7 @@ class Generator {
       if (is_parametric(s) || is_quotient(s)) continue;
       std::vector<std::string> calls;
       for (std::size_t i = 0; i < constraints_.size(); ++i) {
-        for (std::size_t v = 0; v < posted_vars(i); ++v) {
+        for (VarId v : posted_vars(i)) {
           const Variable& var = constraints_[i].vars[v];
           if (membership_set(var.set) == s) {
             calls.push_back(check("propagate_" + std::to_string(i) + "_new_" + var.name + "(id)"));
@@ -2457,9 +2526,10 @@ class Generator {
     if (table) emit_support_tables(w, i, *table);
     // The checks of one function: the support tables, or the clauses that read what changed.
     auto emit_checks = [&](Scope& scope, const std::vector<bool>& needs,
-                           const std::vector<std::size_t>& clauses) {
+                           const std::vector<std::size_t>& clauses,
+                           std::optional<std::size_t> woken) {
       if (table) {
-        emit_supports(w, i, *table, scope, needs);
+        emit_supports(w, i, *table, scope, needs, woken);
       } else {
         emit_clauses(w, item, clauses, scope, needs, origin);
       }
@@ -2470,12 +2540,12 @@ class Generator {
     w.open("Status Candidate::propagate_" + n + "_all()");
     {
       Scope scope{&item, std::vector<std::string>(item.vars.size())};
-      emit_checks(scope, std::vector<bool>(item.vars.size(), false), all);
+      emit_checks(scope, std::vector<bool>(item.vars.size(), false), all, std::nullopt);
     }
     w.line("return Status::Ok;");
     w.close();
     w.line();
-    for (VarId v = 0; v < posted_vars(i); ++v) {
+    for (VarId v : posted_vars(i)) {
       constraint_comment(w, i);
       w.comment("Posted on the tuples with $" + item.vars[v].name + " a new object.");
       w.open("Status Candidate::propagate_" + n + "_new_" + item.vars[v].name + "(ObjectId id)");
@@ -2483,7 +2553,7 @@ class Generator {
       std::vector<bool> needs(item.vars.size(), false);
       needs[v] = true;
       scope.names[v] = "id";
-      emit_checks(scope, needs, all);
+      emit_checks(scope, needs, all, std::nullopt);
       w.line("return Status::Ok;");
       w.close();
       w.line();
@@ -2500,7 +2570,7 @@ class Generator {
       for (std::size_t c = 0; c < item.clauses.size(); ++c) {
         if (clause_has(item.clauses[c], ps[k])) reading.push_back(c);
       }
-      emit_checks(scope, needs, reading);
+      emit_checks(scope, needs, reading, k);
       w.line("return Status::Ok;");
       w.close();
       w.line();

@@ -35,6 +35,26 @@ TEST(SpacegenTrigger, LoweringAddsAConstrainedInstruction) {
   EXPECT_EQ(c->backbone().lowerings, 1);
 }
 
+// A support table is posted on a new object's tuples only when it can narrow them while the
+// new object's domains are full; otherwise it waits for one of them to be restricted.
+TEST(SpacegenTrigger, SupportTablesReachNewObjects) {
+  Backbone fun;
+  fun.add_dim({1});
+  fun.add_dim({1});
+  auto c = make_candidate<space_trigger::Candidate>(fun);
+  using namespace space_trigger::values;
+  ASSERT_EQ(c->restrict_tag(0, tag::ON), Status::Ok);
+  ASSERT_EQ(c->restrict_order(0, 1, order::BEFORE), Status::Ok);
+  ASSERT_EQ(c->restrict_merge(1, 0, merge::YES), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  ASSERT_TRUE(c->is_member(space_trigger::set_id::Insts, 2));
+  EXPECT_EQ(c->get_shade(2), shade::DARK);
+  EXPECT_EQ(c->get_order(0, 2), order::BEFORE | order::AFTER);
+  ASSERT_EQ(c->restrict_order(1, 2, order::BEFORE), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_order(0, 2), order::BEFORE);
+}
+
 TEST(SpacegenTriggerGlobal, TriggerOnACounter) {
   Backbone fun;
   fun.add_dim({1});
