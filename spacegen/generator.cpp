@@ -2911,7 +2911,7 @@ class Generator {
     w.open("Status Candidate::enforce_" + name + "(" + id_params(n) + ")");
     w.line("const CounterState s = counter_state(" + choice_id(c) + ", index_" + name + "(" +
            args_ids + "));");
-    w.line("if (s.min_bound <= -kInfinity && s.max_bound >= kInfinity) return Status::Ok;");
+    w.line("if (within_bounds(s)) return Status::Ok;");
     {
       Scope args{&item, std::vector<std::string>(item.vars.size())};
       bind_args(args);

@@ -35,6 +35,11 @@ inline Interval accumulate(CounterOp op, Interval total, Interval term) {
 
 inline bool saturated(std::int64_t v) { return v <= -kInfinity || v >= kInfinity; }
 
+/// Whether every total the terms can still reach lies within the bounds: nothing to enforce.
+inline bool within_bounds(const CounterState& s) {
+  return s.lo >= s.min_bound && s.hi <= s.max_bound;
+}
+
 /// Replaces one term of the derived bounds in place; false when that cannot be done exactly
 /// (saturation, a zero factor, or a maximum, which no inverse undoes) and the counter must be
 /// derived again from scratch.
