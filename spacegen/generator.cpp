@@ -133,6 +133,8 @@ struct Scope {
   std::vector<std::string> names;
   /// Host objects already fetched into locals, by variable (empty: fetched where used).
   std::vector<std::string> objects = {};
+  /// Enum choices read through a local `slots_<choice>` hoisted out of the loops.
+  std::vector<ChoiceId> hoisted = {};
 };
 
 /// Choice instances read from locals instead of the decision vector: the old domain in counter
@@ -574,7 +576,28 @@ class Generator {
     for (const auto& [pattern, local] : locals.reads) {
       if (pattern.choice == ci.choice && pattern.args == ci.args) return local;
     }
-    return "get_" + cname(ci.choice) + "(" + args_of(ci, scope) + ")";
+    std::string args = args_of(ci, scope);
+    if (std::find(scope.hoisted.begin(), scope.hoisted.end(), ci.choice) != scope.hoisted.end()) {
+      args = "slots_" + cname(ci.choice) + (args.empty() ? "" : ", " + args);
+    }
+    return "get_" + cname(ci.choice) + "(" + args + ")";
+  }
+  /// Declares `slots_<c>` for the enum choices of `patterns` when `scope` still has variables
+  /// to loop over (the accessor would reload the layout and block at every read otherwise).
+  void hoist_slots(CodeWriter& w, Scope& scope, const std::vector<Pattern>& patterns) const {
+    if (std::none_of(scope.names.begin(), scope.names.end(),
+                     [](const std::string& n) { return n.empty(); })) {
+      return;
+    }
+    for (const Pattern& p : patterns) {
+      if (!is_enum(p.choice) ||
+          std::find(scope.hoisted.begin(), scope.hoisted.end(), p.choice) != scope.hoisted.end()) {
+        continue;
+      }
+      scope.hoisted.push_back(p.choice);
+      w.line("const unsigned char* const slots_" + cname(p.choice) + " = slots(" +
+             choice_id(p.choice) + ");");
+    }
   }
   /// Maps an enum domain of `from` onto the values of `to` with the same names.
   std::string map_values(ChoiceId from, ChoiceId to, const std::string& expr) const {
@@ -1215,6 +1238,7 @@ class Generator {
     for (VarId v = 0; v < scope.names.size(); ++v) {
       if (table.symmetric && scope.names[v].empty()) looped.push_back(v);
     }
+    hoist_slots(w, scope, ps);
     std::size_t ordered = 0;  // looped variables already compared with the previous one
     auto level = [&](const std::vector<bool>& ready, bool in_loop) {
       while (in_loop && ordered + 1 < looped.size() && ready[looped[ordered + 1]]) {
@@ -1320,6 +1344,7 @@ class Generator {
         }
       }
     }
+    hoist_slots(w, scope, patterns);
     Locals locals{{}, true};
     std::vector<bool> declared(patterns.size(), false);
     // Host code that is not cached is evaluated in the loops: its objects are fetched once.
@@ -1694,25 +1719,34 @@ class Generator {
   }
 
   /// The byte offset of the stored instance over a0..an (in stored order) of enum choice c.
-  std::string enum_slot(ChoiceId c, std::size_t n, const std::string& ids = "") const {
-    std::string index = ids.empty() ? index_expr(c, n) : "index_" + cname(c) + "(" + ids + ")";
-    return "layout_->choices[" + choice_id(c) + "].offset + " + index + " * sizeof(" +
+  std::string enum_slot(ChoiceId c, std::size_t n) const {
+    return "layout_->choices[" + choice_id(c) + "].offset + " + index_expr(c, n) + " * sizeof(" +
            enum_type(c) + ")";
   }
 
-  /// `get_<c>`, inline: reads are the hot path of propagation.
+  /// `get_<c>`, inline: reads are the hot path of propagation. The overload taking `slots`
+  /// (`slots(choice_id::<c>)`) serves loops that hoist it.
   void emit_enum_getter(CodeWriter& w, ChoiceId c) const {
     std::size_t n = m_.choices[c].args.size();
     const std::string& name = cname(c);
-    w.open("ValueSet get_" + name + "(" + id_params(n) + ") const");
+    w.open("ValueSet get_" + name + "(const unsigned char* slots" + (n ? ", " : "") + id_params(n) +
+           ") const");
+    auto read = [&](const std::string& ids) {
+      std::string index = ids.empty() ? index_expr(c, n) : "index_" + name + "(" + ids + ")";
+      return "load_at<" + enum_type(c) + ">(slots + " + index + " * sizeof(" + enum_type(c) + "))";
+    };
     if (triangular(c)) {
       // Not recursive, so that it inlines.
-      std::string swapped = "load<" + enum_type(c) + ">(" + enum_slot(c, n, "a1, a0") + ")";
       w.line("if (a0 > a1) return " +
-             (antisymmetric(c) ? "flip_" + name + "(" + swapped + ")" : swapped) + ";");
+             (antisymmetric(c) ? "flip_" + name + "(" + read("a1, a0") + ")" : read("a1, a0")) +
+             ";");
     }
-    w.line("return load<" + enum_type(c) + ">(" + enum_slot(c, n) + ");");
+    w.line("return " + read("") + ";");
     w.close();
+    std::string ids;
+    for (std::size_t i = 0; i < n; ++i) ids += ", a" + std::to_string(i);
+    w.line("ValueSet get_" + name + "(" + id_params(n) + ") const { return get_" + name +
+           "(slots(" + choice_id(c) + ")" + ids + "); }");
   }
 
   /// `index_<c>`: the stored instance over its ids (a0 < a1 for triangular choices).

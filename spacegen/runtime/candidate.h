@@ -182,6 +182,17 @@ class CandidateBase {
     std::memcpy(&v, bytes() + offset, sizeof v);
     return v;
   }
+  /// The first slot of a choice's instances. Valid until lowerings add objects (the block
+  /// grows only between propagation rounds), so propagators read through it in their loops.
+  const unsigned char* slots(std::uint32_t choice) const {
+    return bytes() + layout_->choices[choice].offset;
+  }
+  template <typename T>
+  static T load_at(const unsigned char* at) {
+    T v;
+    std::memcpy(&v, at, sizeof v);
+    return v;
+  }
   template <typename T>
   void store(std::size_t offset, T v) {
     std::memcpy(bytes() + offset, &v, sizeof v);
