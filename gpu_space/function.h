@@ -17,6 +17,12 @@
 
 namespace sculpt::gpu_space {
 
+/// Whether `ids` lists `id`.
+template <typename Id>
+bool lists(std::span<const Id> ids, Id id) {
+  return std::ranges::find(ids, id) != ids.end();
+}
+
 /// Ranges of backbone objects over spans of their ids (no allocation in propagation loops).
 inline auto dims_of_ids(const backbone::Kernel& kernel, std::span<const backbone::DimId> ids) {
   return std::views::transform(ids, [k = &kernel](backbone::DimId id) { return &k->dim(id); });
@@ -81,10 +87,9 @@ class Function {
   }
   auto first_tile_logicals(const backbone::Dimension* d) const {
     const bool first = is_first_tile_dim(&kernel_.logical_dim(d->logical), d);
-    return std::views::transform(std::span(&d->logical, first ? 1 : 0),
-                                 [k = &kernel_](backbone::LogicalDimId id) {
-                                   return &k->logical_dim(id);
-                                 });
+    return std::views::transform(
+        std::span(&d->logical, first ? 1 : 0),
+        [k = &kernel_](backbone::LogicalDimId id) { return &k->logical_dim(id); });
   }
   auto temp_mappings(const backbone::MemRegion* mem) const {
     return mappings_of_ids(kernel_, std::span(mem->layout_mappings));
@@ -101,7 +106,7 @@ class Function {
     return insts_of_ids(kernel_, reduction_init_ids(r));
   }
   bool is_reduction_init(const backbone::Instruction* r, const backbone::Instruction* i) const {
-    return std::ranges::find(reduction_init_ids(r), i->id) != reduction_init_ids(r).end();
+    return lists(reduction_init_ids(r), i->id);
   }
   auto reductions_initialised_by(const backbone::Instruction* init) const {
     return insts_of_ids(kernel_, reductions_initialised_by_ids(init));
@@ -111,7 +116,7 @@ class Function {
     return dims_of_ids(kernel_, reduction_loop_dim_ids(r));
   }
   bool is_reduction_loop_dim(const backbone::Instruction* r, const backbone::Dimension* d) const {
-    return std::ranges::find(reduction_loop_dim_ids(r), d->id) != reduction_loop_dim_ids(r).end();
+    return lists(reduction_loop_dim_ids(r), d->id);
   }
   auto reductions_over(const backbone::Dimension* d) const {
     return insts_of_ids(kernel_, reductions_over_ids(d));

@@ -110,10 +110,11 @@ void CandidateBase::add_universe(std::uint32_t choice, std::size_t index,
   std::size_t n = values.size();
   (*extra)[{choice, index}] = std::move(values);
   extra_universes_ = std::move(extra);
-  // Trim the full domain the layout gave the dormant instance to the universe's size.
+  // Trim the full domain the layout gave the dormant instance to the universe's size: keep
+  // the low n bits.
   unsigned char* slot = bytes() + l.offset + index * l.stride;
-  for (std::size_t b = n; b < l.stride * 8; ++b) {
-    slot[b / 8] = static_cast<unsigned char>(slot[b / 8] & ~(1u << (b % 8)));
+  for (std::size_t b = n / 8; b < l.stride; ++b) {
+    slot[b] = static_cast<unsigned char>(b == n / 8 ? slot[b] & ((1u << n % 8) - 1) : 0);
   }
 }
 
@@ -122,7 +123,7 @@ void CandidateBase::make_room_for_members() {
   std::vector<std::uint32_t> stored = from.set_stored;
   bool grows = false;
   for (std::size_t s = 0; s < stored.size(); ++s) {
-    if (table().sets[s].parametric || table().sets[s].quotient) continue;
+    if (!table().sets[s].plain()) continue;
     stored[s] = from.stored_slots(s, members(s), stored[s]);
     grows = grows || stored[s] != from.set_stored[s];
   }

@@ -160,7 +160,7 @@ Layout LayoutBuilder::finish() {
   layout_.trigger_bits.resize(table_.num_triggers, 0);
   layout_.set_offset.assign(table_.sets.size(), 0);
   for (std::size_t s = 0; s < table_.sets.size(); ++s) {
-    if (table_.sets[s].parametric || table_.sets[s].quotient) continue;
+    if (!table_.sets[s].plain()) continue;
     layout_.set_offset[s] = layout_.sets_bytes;
     layout_.sets_bytes += align_up((layout_.set_capacity[s] + 7) / 8, 8);
   }

@@ -17,6 +17,8 @@ struct SetTable {
   /// Parametric and quotient sets have no membership bitset: their members are those of a
   /// plain superset that satisfy a condition.
   bool quotient = false;
+  /// Whether the set has its own membership bitset.
+  bool plain() const { return !parametric && !quotient; }
 };
 
 struct ChoiceTable {
