@@ -1133,7 +1133,39 @@ class Generator {
   std::vector<VarId> posted_vars(std::size_t i) const {
     std::vector<VarId> out;
     for (VarId v = 0; v < (symmetric(i) ? 1 : constraints_[i].vars.size()); ++v) {
-      if (!supports_[i] || !inert_at_universe(*supports_[i], v)) out.push_back(v);
+      bool posted = supports_[i] ? !inert_at_universe(*supports_[i], v)
+                                 : !posted_clauses(constraints_[i], v).empty();
+      if (posted) out.push_back(v);
+    }
+    return out;
+  }
+  /// The clauses of `item` to check on the tuples with $v a new object: all but those with
+  /// conditions on two instances over $v that stay unknown while those are full (as a new
+  /// object's instances are). Such a clause can neither fail nor force anything until one of
+  /// them is restricted, and that wakes it.
+  std::vector<std::size_t> posted_clauses(const Item& item, VarId v) const {
+    std::vector<std::size_t> out;
+    for (std::size_t k = 0; k < item.clauses.size(); ++k) {
+      std::vector<Pattern> open;
+      auto over_v = [&](const ChoiceInstance& ci) {
+        return std::find(ci.args.begin(), ci.args.end(), v) != ci.args.end();
+      };
+      for (const Condition& cond : item.clauses[k]) {
+        // The instance over $v whose full domain leaves the condition unknown, if any.
+        const ChoiceInstance* ci = nullptr;
+        if (cond.kind == Kind::Is && is_enum(cond.lhs.choice) && over_v(cond.lhs)) {
+          const ValueSet values = cond.values & full_mask(cond.lhs.choice);
+          if (values != 0 && values != full_mask(cond.lhs.choice)) ci = &cond.lhs;
+        } else if ((cond.kind == Kind::ChoiceEqual || cond.kind == Kind::ChoiceNotEqual) &&
+                   is_enum(cond.lhs.choice) && cond.rhs.choice == cond.lhs.choice &&
+                   num_values(cond.lhs.choice) >= 2) {
+          ci = over_v(cond.lhs) ? &cond.lhs : over_v(cond.rhs) ? &cond.rhs : nullptr;
+        }
+        if (ci == nullptr) continue;
+        Pattern p{ci->choice, ci->args};
+        if (std::find(open.begin(), open.end(), p) == open.end()) open.push_back(p);
+      }
+      if (open.size() < 2) out.push_back(k);
     }
     return out;
   }
@@ -1144,7 +1176,7 @@ class Generator {
     std::vector<std::size_t> others;
     std::vector<ValueSet> domain(ps.size());
     for (std::size_t p = 0; p < ps.size(); ++p) {
-      domain[p] = (ValueSet{1} << num_values(ps[p].choice)) - 1;
+      domain[p] = full_mask(ps[p].choice);
       if (std::find(ps[p].args.begin(), ps[p].args.end(), v) == ps[p].args.end()) {
         others.push_back(p);
       }
@@ -2587,7 +2619,7 @@ class Generator {
       std::vector<bool> needs(item.vars.size(), false);
       needs[v] = true;
       scope.names[v] = "id";
-      emit_checks(scope, needs, all, std::nullopt);
+      emit_checks(scope, needs, table ? all : posted_clauses(item, v), std::nullopt);
       w.line("return Status::Ok;");
       w.close();
       w.line();

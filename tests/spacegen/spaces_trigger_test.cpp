@@ -35,9 +35,10 @@ TEST(SpacegenTrigger, LoweringAddsAConstrainedInstruction) {
   EXPECT_EQ(c->backbone().lowerings, 1);
 }
 
-// A support table is posted on a new object's tuples only when it can narrow them while the
-// new object's domains are full; otherwise it waits for one of them to be restricted.
-TEST(SpacegenTrigger, SupportTablesReachNewObjects) {
+// A constraint is posted on a new object's tuples only where it can narrow them while the new
+// object's domains are full; otherwise it waits for one of them to be restricted: support
+// tables (shade, posted; order transitivity, woken) and clauses (color, posted; glow, woken).
+TEST(SpacegenTrigger, ConstraintsReachNewObjects) {
   Backbone fun;
   fun.add_dim({1});
   fun.add_dim({1});
@@ -49,6 +50,7 @@ TEST(SpacegenTrigger, SupportTablesReachNewObjects) {
   ASSERT_EQ(c->propagate(), Status::Ok);
   ASSERT_TRUE(c->is_member(space_trigger::set_id::Insts, 2));
   EXPECT_EQ(c->get_shade(2), shade::DARK);
+  EXPECT_EQ(c->get_glow(2), glow::BRIGHT);
   EXPECT_EQ(c->get_order(0, 2), order::BEFORE | order::AFTER);
   ASSERT_EQ(c->restrict_order(1, 2, order::BEFORE), Status::Ok);
   ASSERT_EQ(c->propagate(), Status::Ok);
