@@ -1,6 +1,5 @@
 #include "spacegen/runtime/candidate.h"
 
-#include <bit>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -17,6 +16,18 @@ struct QueueStamps {
   std::uint64_t next_epoch = 1;
 };
 thread_local QueueStamps t_stamps;
+
+/// Whether a stored enum or integer domain has more than one value left.
+bool more_than_one(const unsigned char* slot, std::size_t stride) {
+  bool one = false;
+  for (std::size_t b = 0; b < stride; ++b) {
+    const unsigned v = slot[b];
+    if (v == 0) continue;
+    if (one || (v & (v - 1)) != 0) return true;
+    one = true;
+  }
+  return false;
+}
 
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
@@ -244,20 +255,6 @@ bool CandidateBase::is_live(const InstanceRef& instance) const {
   return true;
 }
 
-std::size_t CandidateBase::stored_size(std::uint32_t choice, std::size_t index) const {
-  const ChoiceLayout& l = layout_->choices[choice];
-  const unsigned char* slot = bytes() + l.offset + index * l.stride;
-  std::size_t n = 0;
-  for (std::size_t w = 0; w < l.stride / 8; ++w) {
-    n += static_cast<std::size_t>(
-        std::popcount(load<std::uint64_t>(l.offset + index * l.stride + w * 8)));
-  }
-  for (std::size_t b = l.stride / 8 * 8; b < l.stride; ++b) {
-    n += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(slot[b])));
-  }
-  return n;
-}
-
 template <typename F>
 void CandidateBase::for_each_live(F&& f, bool open_only) const {
   const SpaceTable& t = table();
@@ -269,7 +266,7 @@ void CandidateBase::for_each_live(F&& f, bool open_only) const {
     for (std::size_t i = 0; i < l.count; ++i) {
       // Most instances of a search's candidates are fixed: their size is cheaper to read
       // than their objects.
-      if (open_only && stored_size(c, i) <= 1) continue;
+      if (open_only && !more_than_one(bytes() + l.offset + i * l.stride, l.stride)) continue;
       layout_->decode(c, i, ids.data());
       bool live = true;
       for (std::uint32_t a = 0; a < l.arity && live; ++a) {

@@ -262,8 +262,6 @@ class CandidateBase {
   void clear_queue();
   /// The universe of an integer instance over objects a lowering added.
   std::span<const std::int64_t> added_universe(std::uint32_t choice, std::size_t index) const;
-  /// Number of values left in a stored enum or integer instance.
-  std::size_t stored_size(std::uint32_t choice, std::size_t index) const;
   /// Calls f(choice, index, ids, arity) for every live stored non-counter instance (with more
   /// than one value left when `open_only`), in layout order, until f returns false.
   template <typename F>
