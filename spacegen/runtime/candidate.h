@@ -177,21 +177,19 @@ class CandidateBase {
   }
   unsigned char* bytes() { return reinterpret_cast<unsigned char*>(block_.data()); }
   template <typename T>
-  T load(std::size_t offset) const {
+  static T load_at(const unsigned char* at) {
     T v;
-    std::memcpy(&v, bytes() + offset, sizeof v);
+    std::memcpy(&v, at, sizeof v);
     return v;
+  }
+  template <typename T>
+  T load(std::size_t offset) const {
+    return load_at<T>(bytes() + offset);
   }
   /// The first slot of a choice's instances. Valid until lowerings add objects (the block
   /// grows only between propagation rounds), so propagators read through it in their loops.
   const unsigned char* slots(std::uint32_t choice) const {
     return bytes() + layout_->choices[choice].offset;
-  }
-  template <typename T>
-  static T load_at(const unsigned char* at) {
-    T v;
-    std::memcpy(&v, at, sizeof v);
-    return v;
   }
   template <typename T>
   void store(std::size_t offset, T v) {
