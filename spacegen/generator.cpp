@@ -2984,14 +2984,16 @@ class Generator {
       std::string origin = counter_origin(c);
       const auto& when = item.clauses[0];
       Scope scope = args;  // emit_scope binds the quantified variables in place
-      auto emit_counted_and_value = [&] {
+      auto emit_counted = [&] {
         std::string counted = "Truth::True";
         for (const auto& cond : when)
           counted = "conjunction(" + counted + ", " + truth(cond, scope, {}) + ")";
+        w.line("const Truth counted = " + counted + ";");
+      };
+      auto emit_value = [&] {
         std::string value = counter.value.choice
                                 ? summary(*counter.value.choice, scope, {})
                                 : "constant(" + host(counter.value.code, scope) + ")";
-        w.line("const Truth counted = " + counted + ";");
         w.line("const Interval value = " + value + ";");
       };
       std::string witnesses;
@@ -3000,7 +3002,8 @@ class Generator {
         w.line("std::size_t witnesses = 0;");
         w.open("if (s.min_bound > -kInfinity)");
         emit_scope(w, scope, std::vector<bool>(item.vars.size(), false), [&] {
-          emit_counted_and_value();
+          emit_counted();
+          emit_value();
           w.line("if (max_witness(s, counted, value)) ++witnesses;");
         });
         w.close();
@@ -3008,7 +3011,10 @@ class Generator {
         scope = args;
       }
       emit_scope(w, scope, std::vector<bool>(item.vars.size(), false), [&] {
-        emit_counted_and_value();
+        emit_counted();
+        w.line("// A term certainly not counted is the identity: nothing to forbid, force or cut.");
+        w.open("if (counted != Truth::False)");
+        emit_value();
         w.line("const TermSlack slack = term_slack(" + op + ", s, counted, value" + witnesses +
                ");");
         // Forbid: the only non-certain condition must fail.
@@ -3033,6 +3039,7 @@ class Generator {
           w.line(check(restrict_range(*counter.value.choice, scope, "slack.value", origin)));
           w.close();
         }
+        w.close();
       });
     }
     w.line("return Status::Ok;");
