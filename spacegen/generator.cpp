@@ -577,10 +577,13 @@ class Generator {
       if (pattern.choice == ci.choice && pattern.args == ci.args) return local;
     }
     std::string args = args_of(ci, scope);
-    if (std::find(scope.hoisted.begin(), scope.hoisted.end(), ci.choice) != scope.hoisted.end()) {
+    if (hoisted(scope, ci.choice)) {
       args = "slots_" + cname(ci.choice) + (args.empty() ? "" : ", " + args);
     }
     return "get_" + cname(ci.choice) + "(" + args + ")";
+  }
+  static bool hoisted(const Scope& scope, ChoiceId c) {
+    return std::find(scope.hoisted.begin(), scope.hoisted.end(), c) != scope.hoisted.end();
   }
   /// Declares `slots_<c>` for the enum choices of `patterns` when `scope` still has variables
   /// to loop over (the accessor would reload the layout and block at every read otherwise).
@@ -590,10 +593,7 @@ class Generator {
       return;
     }
     for (const Pattern& p : patterns) {
-      if (!is_enum(p.choice) ||
-          std::find(scope.hoisted.begin(), scope.hoisted.end(), p.choice) != scope.hoisted.end()) {
-        continue;
-      }
+      if (!is_enum(p.choice) || hoisted(scope, p.choice)) continue;
       scope.hoisted.push_back(p.choice);
       w.line("const unsigned char* const slots_" + cname(p.choice) + " = slots(" +
              choice_id(p.choice) + ");");
@@ -1144,12 +1144,12 @@ class Generator {
   /// object's instances are). Such a clause can neither fail nor force anything until one of
   /// them is restricted, and that wakes it.
   std::vector<std::size_t> posted_clauses(const Item& item, VarId v) const {
+    auto over_v = [&](const ChoiceInstance& ci) {
+      return std::find(ci.args.begin(), ci.args.end(), v) != ci.args.end();
+    };
     std::vector<std::size_t> out;
     for (std::size_t k = 0; k < item.clauses.size(); ++k) {
       std::vector<Pattern> open;
-      auto over_v = [&](const ChoiceInstance& ci) {
-        return std::find(ci.args.begin(), ci.args.end(), v) != ci.args.end();
-      };
       for (const Condition& cond : item.clauses[k]) {
         // The instance over $v whose full domain leaves the condition unknown, if any.
         const ChoiceInstance* ci = nullptr;
@@ -1271,6 +1271,8 @@ class Generator {
       if (table.symmetric && scope.names[v].empty()) looped.push_back(v);
     }
     hoist_slots(w, scope, ps);
+    // A wake-up may skip tuples whose other instances are fixed (see the comment it emits).
+    const bool may_skip = woken && !may_alias(ps);
     std::size_t ordered = 0;  // looped variables already compared with the previous one
     auto level = [&](const std::vector<bool>& ready, bool in_loop) {
       while (in_loop && ordered + 1 < looped.size() && ready[looped[ordered + 1]]) {
@@ -1289,7 +1291,7 @@ class Generator {
             local[p] = summary(ChoiceInstance{ps[p].choice, ps[p].args, {}}, scope, locals);
           }
           std::string skip;
-          for (std::size_t p = 0; woken && !may_alias(ps) && p < ps.size(); ++p) {
+          for (std::size_t p = 0; may_skip && p < ps.size(); ++p) {
             skip += (skip.empty() ? "" : " && ") + std::string(p == *woken ? "!" : "") +
                     "single_value(" + local[p] + ")";
           }
