@@ -1254,6 +1254,113 @@ class Generator {
     return false;
   }
 
+  /// Where the domain of pattern j sits in the index of pattern p's support table: the other
+  /// patterns' domains are concatenated, the first one in the high bits.
+  std::size_t index_shift(const std::vector<Pattern>& ps, std::size_t p, std::size_t j) const {
+    std::size_t below = 0;
+    for (std::size_t k = j + 1; k < ps.size(); ++k) {
+      if (k != p) below += num_values(ps[k].choice);
+    }
+    return below;
+  }
+
+  /// The two other sides of a support table on a triangle c(x, y), c(x, z), c(z, y) of one
+  /// triangular choice, woken through pattern k = c(x, y) (spacegen/runtime/triangle.h): its
+  /// domains fit a byte and are stored by object id, and z ranges over a plain set.
+  struct TriangleShape {
+    std::array<std::size_t, 2> sides;  // the patterns sharing x, then y, with k
+    std::array<bool, 2> flipped;       // the side reads (z, x) or (z, y)
+    VarId third;                       // z
+  };
+  std::optional<TriangleShape> triangle_shape(std::size_t i, std::size_t k) const {
+    const std::optional<SupportTable>& table = supports_[i];
+    const Item& item = constraints_[i];
+    if (!table || table->patterns.size() != 3 || item.vars.size() != 3) return std::nullopt;
+    const std::vector<Pattern>& ps = table->patterns;
+    const ChoiceId c = ps[k].choice;
+    const auto& args = m_.choices[c].args;
+    if (!triangular(c) || num_values(c) > 8 || ranked(membership_set(args[0].set))) {
+      return std::nullopt;
+    }
+    for (std::size_t p = 0; p < 3; ++p) {
+      if (ps[p].choice != c) return std::nullopt;
+    }
+    const VarId x = ps[k].args[0];
+    const VarId y = ps[k].args[1];
+    TriangleShape shape{{}, {}, VarId(3 - x - y)};
+    if (is_parametric(effective_set(item.vars[shape.third].set))) return std::nullopt;
+    for (VarId v : {x, y}) {
+      if (effective_set(item.vars[v].set) != membership_set(args[0].set)) return std::nullopt;
+    }
+    for (std::size_t e = 0; e < 2; ++e) {
+      const VarId end = e == 0 ? x : y;
+      bool found = false;
+      for (std::size_t p = 0; p < 3 && !found; ++p) {
+        const std::vector<VarId>& a = ps[p].args;
+        if (a == std::vector<VarId>{end, shape.third} ||
+            a == std::vector<VarId>{shape.third, end}) {
+          shape.sides[e] = p;
+          shape.flipped[e] = a[0] == shape.third;
+          found = true;
+        }
+      }
+      if (!found) return std::nullopt;
+    }
+    return shape;
+  }
+
+  /// A wake-up through pattern k of a triangle (see triangle_shape): every z at once.
+  void emit_triangle(CodeWriter& w, std::size_t i, std::size_t k, const TriangleShape& shape,
+                     Scope& scope) const {
+    const std::vector<Pattern>& ps = supports_[i]->patterns;
+    const ChoiceId c = ps[k].choice;
+    const Item& item = constraints_[i];
+    const std::string origin = "Origin{" + std::to_string(1 + i) + ", 0}";
+    std::string involution;
+    for (std::size_t v = 0; v < num_values(c); ++v) {
+      involution += (v ? ", " : "") + std::to_string(involution_of(c, v));
+    }
+    std::string side_tables;
+    for (std::size_t e = 0; e < 2; ++e) {
+      const std::size_t p = shape.sides[e];
+      side_tables += std::string(e ? ", " : "") + "{" + support_name(i, p) + ", " +
+                     std::to_string(index_shift(ps, p, k)) + ", " +
+                     std::to_string(index_shift(ps, p, shape.sides[1 - e])) + ", " +
+                     (shape.flipped[e] ? "true" : "false") + "}";
+    }
+    w.line("static constexpr Triangle<" + std::to_string(num_values(c)) + "> kTriangle{{" +
+           involution + "}, {{" + side_tables + "}}};");
+    const std::string slots_c = "slots_" + cname(c);
+    w.line("const unsigned char* const " + slots_c + " = slots(" + choice_id(c) + ");");
+    scope.hoisted.push_back(c);
+    const Variable& z = item.vars[shape.third];
+    scope.names[shape.third] = "v_" + z.name;
+    const ChoiceInstance edge{c, ps[k].args, {}};
+    auto keep = [&](std::size_t e) { return "keep" + std::to_string(shape.sides[e]); };
+    w.open("return scan_triangle(kTriangle, " + slots_c + ", member_bits(" +
+           set_id(effective_set(z.set)) + "), " + args_comma(edge, scope) +
+           summary(edge, scope, {}) + ", [&](ObjectId " + scope.names[shape.third] + ", ValueSet " +
+           keep(0) + ", ValueSet " + keep(1) + ")");
+    // In the order of the patterns, as emit_supports checks and narrows them.
+    const std::array<std::size_t, 2> sides = shape.sides[0] < shape.sides[1]
+                                                 ? std::array<std::size_t, 2>{0, 1}
+                                                 : std::array<std::size_t, 2>{1, 0};
+    for (std::size_t e : sides) {
+      const ChoiceInstance side{c, ps[shape.sides[e]].args, {}};
+      w.line("if (" + keep(e) + " == 0) { const ObjectId ids[] = {" + args_of(side, scope) +
+             "}; return fail(" + origin + ", " + choice_id(c) + ", ids); }");
+    }
+    for (std::size_t e : sides) {
+      const ChoiceInstance side{c, ps[shape.sides[e]].args, {}};
+      w.open("if (" + keep(e) + " != " + summary(side, scope, {}) + ")");
+      w.line(check("restrict_" + cname(c) + "(" + args_comma(side, scope) + keep(e) + ", " +
+                   origin + ")"));
+      w.close();
+    }
+    w.line("return Status::Ok;");
+    w.close(");");
+  }
+
   /// Emits, for every tuple of `scope`, the restriction of each pattern of `table` to the
   /// values its table keeps (a conflict when one keeps none). `woken`: the pattern whose change
   /// the function propagates, if any.
@@ -1273,6 +1380,9 @@ class Generator {
     hoist_slots(w, scope, ps);
     // A wake-up may skip tuples whose other instances are fixed (see the comment it emits).
     const bool may_skip = woken && !may_alias(ps);
+    // Nor does it narrow the instance that changed: the tuple was consistent before the
+    // change, and a change of the others wakes their own scans, which narrow it.
+    auto narrows = [&](std::size_t p) { return !may_skip || p != *woken; };
     std::size_t ordered = 0;  // looped variables already compared with the previous one
     auto level = [&](const std::vector<bool>& ready, bool in_loop) {
       while (in_loop && ordered + 1 < looped.size() && ready[looped[ordered + 1]]) {
@@ -1302,13 +1412,11 @@ class Generator {
             w.open("if (!(" + skip + "))");
           }
           for (std::size_t p = 0; p < ps.size(); ++p) {
+            if (!narrows(p)) continue;
             std::string index;
             for (std::size_t j = 0; j < ps.size(); ++j) {
               if (j == p) continue;
-              std::size_t below = 0;
-              for (std::size_t k = j + 1; k < ps.size(); ++k) {
-                if (k != p) below += num_values(ps[k].choice);
-              }
+              std::size_t below = index_shift(ps, p, j);
               std::string term =
                   below ? "(" + local[j] + " << " + std::to_string(below) + ")" : local[j];
               index += (index.empty() ? "" : " | ") + term;
@@ -1317,6 +1425,7 @@ class Generator {
                    support_name(i, p) + "[" + index + "];");
           }
           for (std::size_t p = 0; p < ps.size(); ++p) {
+            if (!narrows(p)) continue;
             std::string keep = "keep" + std::to_string(p);
             std::string ids = ps[p].args.empty()
                                   ? "0"
@@ -1325,6 +1434,7 @@ class Generator {
                    origin + ", " + choice_id(ps[p].choice) + ", ids); }");
           }
           for (std::size_t p = 0; p < ps.size(); ++p) {
+            if (!narrows(p)) continue;
             std::string keep = "keep" + std::to_string(p);
             ChoiceInstance ci{ps[p].choice, ps[p].args, {}};
             w.open("if (" + keep + " != " + local[p] + ")");
@@ -2569,6 +2679,7 @@ class Generator {
     w.line("// Propagators: one function per constraint and choice it reads, woken when that");
     w.line("// choice's instance changes, and the quotient sets' representative choices.");
     w.line("#include \"space.h\"");
+    w.line("#include \"spacegen/runtime/triangle.h\"");
     w.line();
     w.line("namespace " + o_.ns + " {");
     w.line();
@@ -2634,6 +2745,12 @@ class Generator {
              std::to_string(k) + "(const ObjectId* ids)");
       Scope scope{&item, std::vector<std::string>(item.vars.size())};
       std::vector<bool> needs = bind_pattern(w, scope, ps[k]);
+      if (std::optional<TriangleShape> shape = triangle_shape(i, k)) {
+        emit_triangle(w, i, k, *shape, scope);
+        w.close();
+        w.line();
+        continue;
+      }
       std::vector<std::size_t> reading;
       for (std::size_t c = 0; c < item.clauses.size(); ++c) {
         if (clause_has(item.clauses[c], ps[k])) reading.push_back(c);

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -198,9 +199,14 @@ class CandidateBase {
   void add_member(std::size_t set, ObjectId id) {
     block_[layout_->set_offset[set] / 8 + id / 64] |= std::uint64_t{1} << (id % 64);
   }
+  /// The membership bitset of a plain set, every word of its capacity.
+  std::span<const std::uint64_t> member_bits(std::size_t set) const {
+    return {member_words(set), (layout_->set_capacity[set] + 63) / 64};
+  }
   /// The members of `set` with an id at least `from`, in increasing order.
   MemberRange members(std::size_t set, ObjectId from = 0) const {
-    return {member_words(set), (layout_->set_capacity[set] + 63) / 64, from};
+    const std::span<const std::uint64_t> bits = member_bits(set);
+    return {bits.data(), bits.size(), from};
   }
 
   std::span<const std::int64_t> universe(std::uint32_t choice, std::size_t index) const {
