@@ -108,9 +108,13 @@ Planes<N> row_planes(const Triangle<N>& t, const unsigned char* slots, ObjectId 
   if (num_below != 0) std::memcpy(domains, slots + std::size_t{w} * (w - 1) / 2 + base, num_below);
   const std::uint64_t below =
       num_below == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << num_below) - 1;
-  for (std::uint64_t above = lanes & ~below; above != 0; above &= above - 1) {
-    const std::size_t z = base + static_cast<std::size_t>(std::countr_zero(above));
-    domains[z - base] = slots[z * (z - 1) / 2 + w];
+  // Every z from the first to the last lane above w (objects between members have slots
+  // too): the offset grows by z from one z to the next.
+  if (const std::uint64_t above = lanes & ~below; above != 0) {
+    const std::size_t first = base + static_cast<std::size_t>(std::countr_zero(above));
+    const std::size_t last = base + 63 - static_cast<std::size_t>(std::countl_zero(above));
+    std::size_t offset = first * (first - 1) / 2 + w;
+    for (std::size_t z = first; z <= last; offset += z, ++z) domains[z - base] = slots[offset];
   }
   const Planes<N> stored = planes_of<N>(domains, lanes);
   if (num_below == 0) return stored;
