@@ -1045,20 +1045,14 @@ class Generator {
       if (i == ps.size()) break;
     }
     for (std::size_t i = 0; i < ps.size(); ++i) {
-      std::vector<std::size_t> others;
-      for (std::size_t j = 0; j < ps.size(); ++j) {
-        if (j != i) others.push_back(j);
-      }
       std::size_t bits = total_bits - num_values(ps[i].choice);
       std::vector<std::uint64_t> keep(std::size_t{1} << bits, 0);
       for (std::size_t index = 0; index < keep.size(); ++index) {
         for (const auto& a : allowed) {
-          // The first of the others is in the high bits of the index.
-          std::size_t shift = bits;
           bool supported = true;
-          for (std::size_t j : others) {
-            shift -= num_values(ps[j].choice);
-            supported = supported && ((index >> (shift + a[j])) & 1) != 0;
+          for (std::size_t j = 0; j < ps.size(); ++j) {
+            if (j == i) continue;
+            supported = supported && ((index >> (index_shift(ps, i, j) + a[j])) & 1) != 0;
           }
           if (supported) keep[index] |= std::uint64_t{1} << a[i];
         }
@@ -1197,12 +1191,12 @@ class Generator {
       if (k == others.size()) return true;
     }
   }
-  /// The index in pattern p's table of the other patterns' domains (the first in the high bits).
+  /// The index in pattern p's table of the other patterns' domains.
   std::size_t support_index(const std::vector<Pattern>& ps, std::size_t p,
                             const std::vector<ValueSet>& domain) const {
     std::size_t index = 0;
     for (std::size_t j = 0; j < ps.size(); ++j) {
-      if (j != p) index = (index << num_values(ps[j].choice)) | domain[j];
+      if (j != p) index |= domain[j] << index_shift(ps, p, j);
     }
     return index;
   }
