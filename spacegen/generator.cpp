@@ -1260,7 +1260,8 @@ class Generator {
 
   /// The two other sides of a support table on a triangle c(x, y), c(x, z), c(z, y) of one
   /// triangular choice, woken through pattern k = c(x, y) (spacegen/runtime/triangle.h): its
-  /// domains fit a byte and are stored by object id, and z ranges over a plain set.
+  /// domains fit a byte and are stored by object id, x and y range over the choice's own set
+  /// (no membership to check), and z over a plain set.
   struct TriangleShape {
     std::array<std::size_t, 2> sides;  // the patterns sharing x, then y, with k
     std::array<bool, 2> flipped;       // the side reads (z, x) or (z, y)
