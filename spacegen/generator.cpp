@@ -1205,6 +1205,27 @@ class Generator {
   std::string support_name(std::size_t constraint, std::size_t pattern) const {
     return "support_" + std::to_string(constraint) + "_" + std::to_string(pattern);
   }
+  /// Support tables narrow for the whole constraint, not one clause.
+  std::string support_origin(std::size_t constraint) const {
+    return "Origin{" + std::to_string(1 + constraint) + ", 0}";
+  }
+  /// The conflict when a support table keeps no value of `ci`.
+  std::string fail_if_none_kept(const std::string& keep, const ChoiceInstance& ci,
+                                const Scope& scope, const std::string& origin) const {
+    const std::string ids = ci.args.empty() ? "0" : args_of(ci, scope);
+    return "if (" + keep + " == 0) { const ObjectId ids[] = {" + ids + "}; return fail(" + origin +
+           ", " + choice_id(ci.choice) + ", ids); }";
+  }
+  /// Restricts `ci`, whose domain reads `now`, to what a support table keeps of it.
+  void emit_keep(CodeWriter& w, const std::string& keep, const ChoiceInstance& ci,
+                 const Scope& scope, const std::string& now, const std::string& origin,
+                 bool refresh) const {
+    w.open("if (" + keep + " != " + now + ")");
+    w.line(check("restrict_" + cname(ci.choice) + "(" + args_comma(ci, scope) + keep + ", " +
+                 origin + ")"));
+    if (refresh) w.line("refresh();");
+    w.close();
+  }
 
   /// The tables of constraint `i`, at namespace scope.
   void emit_support_tables(CodeWriter& w, std::size_t i, const SupportTable& table) const {
@@ -1310,7 +1331,7 @@ class Generator {
     const std::vector<Pattern>& ps = supports_[i]->patterns;
     const ChoiceId c = ps[k].choice;
     const Item& item = constraints_[i];
-    const std::string origin = "Origin{" + std::to_string(1 + i) + ", 0}";
+    const std::string origin = support_origin(i);
     std::string involution;
     for (std::size_t v = 0; v < num_values(c); ++v) {
       involution += (v ? ", " : "") + std::to_string(involution_of(c, v));
@@ -1325,14 +1346,12 @@ class Generator {
     }
     w.line("static constexpr Triangle<" + std::to_string(num_values(c)) + "> kTriangle{{" +
            involution + "}, {{" + side_tables + "}}};");
-    const std::string slots_c = "slots_" + cname(c);
-    w.line("const unsigned char* const " + slots_c + " = slots(" + choice_id(c) + ");");
-    scope.hoisted.push_back(c);
+    hoist_slots(w, scope, ps);
     const Variable& z = item.vars[shape.third];
     scope.names[shape.third] = "v_" + z.name;
     const ChoiceInstance edge{c, ps[k].args, {}};
     auto keep = [&](std::size_t e) { return "keep" + std::to_string(shape.sides[e]); };
-    w.open("return scan_triangle(kTriangle, " + slots_c + ", member_bits(" +
+    w.open("return scan_triangle(kTriangle, slots_" + cname(c) + ", member_bits(" +
            set_id(effective_set(z.set)) + "), " + args_comma(edge, scope) +
            summary(edge, scope, {}) + ", [&](ObjectId " + scope.names[shape.third] + ", ValueSet " +
            keep(0) + ", ValueSet " + keep(1) + ")");
@@ -1341,16 +1360,12 @@ class Generator {
                                                  ? std::array<std::size_t, 2>{0, 1}
                                                  : std::array<std::size_t, 2>{1, 0};
     for (std::size_t e : sides) {
-      const ChoiceInstance side{c, ps[shape.sides[e]].args, {}};
-      w.line("if (" + keep(e) + " == 0) { const ObjectId ids[] = {" + args_of(side, scope) +
-             "}; return fail(" + origin + ", " + choice_id(c) + ", ids); }");
+      w.line(fail_if_none_kept(keep(e), ChoiceInstance{c, ps[shape.sides[e]].args, {}}, scope,
+                               origin));
     }
     for (std::size_t e : sides) {
       const ChoiceInstance side{c, ps[shape.sides[e]].args, {}};
-      w.open("if (" + keep(e) + " != " + summary(side, scope, {}) + ")");
-      w.line(check("restrict_" + cname(c) + "(" + args_comma(side, scope) + keep(e) + ", " +
-                   origin + ")"));
-      w.close();
+      emit_keep(w, keep(e), side, scope, summary(side, scope, {}), origin, false);
     }
     w.line("return Status::Ok;");
     w.close(");");
@@ -1363,7 +1378,7 @@ class Generator {
                      const std::vector<bool>& needs_membership,
                      std::optional<std::size_t> woken) const {
     const std::vector<Pattern>& ps = table.patterns;
-    const std::string origin = "Origin{" + std::to_string(1 + i) + ", 0}";
+    const std::string origin = support_origin(i);
     Locals locals{{}, true};
     std::vector<bool> declared(ps.size(), false);
     // A symmetric table reads a set of objects once: the variables it loops over are bound
@@ -1421,22 +1436,13 @@ class Generator {
           }
           for (std::size_t p = 0; p < ps.size(); ++p) {
             if (!narrows(p)) continue;
-            std::string keep = "keep" + std::to_string(p);
-            std::string ids = ps[p].args.empty()
-                                  ? "0"
-                                  : args_of(ChoiceInstance{ps[p].choice, ps[p].args, {}}, scope);
-            w.line("if (" + keep + " == 0) { const ObjectId ids[] = {" + ids + "}; return fail(" +
-                   origin + ", " + choice_id(ps[p].choice) + ", ids); }");
+            w.line(fail_if_none_kept("keep" + std::to_string(p),
+                                     ChoiceInstance{ps[p].choice, ps[p].args, {}}, scope, origin));
           }
           for (std::size_t p = 0; p < ps.size(); ++p) {
             if (!narrows(p)) continue;
-            std::string keep = "keep" + std::to_string(p);
-            ChoiceInstance ci{ps[p].choice, ps[p].args, {}};
-            w.open("if (" + keep + " != " + local[p] + ")");
-            w.line(check("restrict_" + cname(ps[p].choice) + "(" + args_comma(ci, scope) + keep +
-                         ", " + origin + ")"));
-            w.line("refresh();");
-            w.close();
+            emit_keep(w, "keep" + std::to_string(p), ChoiceInstance{ps[p].choice, ps[p].args, {}},
+                      scope, local[p], origin, true);
           }
           if (!skip.empty()) w.close();
         },
