@@ -2177,16 +2177,21 @@ class Generator {
     for (std::size_t k = 0; k < filters_.size(); ++k) {
       const StaticFilter& f = filters_[k];
       w.comment("\"" + f.cond->code + "\" (" + loc_string(f.cond->loc) +
-                "), cached per object tuple by make_layout.");
+                "), cached per object tuple: by make_layout for the root's objects, on first use "
+                "for those lowerings add.");
       w.open("bool Candidate::filter_" + std::to_string(k) + "(" + id_params(f.vars.size()) +
              ") const");
       std::string index = filter_index(
           k, [&](SetId s) { return "layout_->set_slots[" + set_id(s) + "]"; },
           [&](SetId s, const std::string& id) { return slot_expr(s, id); });
-      w.line("const std::uint8_t cached = layout_->static_filters[" + std::to_string(k) + "][" +
-             index + "];");
-      w.line("if (cached != 0) return cached == 2;");
-      w.line("return static_cast<bool>(" + filter_code(k, "(*fun_)") + ");  // a new object");
+      w.line("std::atomic<std::uint8_t>& cached = layout_->static_filters[" + std::to_string(k) +
+             "][" + index + "];");
+      w.line(
+          "if (const std::uint8_t known = cached.load(std::memory_order_relaxed); known != 0) "
+          "return known == 2;");
+      w.line("const bool value = static_cast<bool>(" + filter_code(k, "(*fun_)") + ");");
+      w.line("cached.store(value ? 2 : 1, std::memory_order_relaxed);");
+      w.line("return value;");
       w.close();
       w.line();
     }

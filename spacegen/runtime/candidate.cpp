@@ -234,6 +234,7 @@ Status CandidateBase::propagate() {
     std::vector<PendingTrigger> fired;
     fired.swap(pending_triggers_);
     for (const PendingTrigger& p : fired) run_trigger(p.trigger, p.ids.data());
+    open_hint_.set(0);  // the new objects' instances may come first
     if (instantiate_new_objects() == Status::Conflict) {
       clear_queue();
       return Status::Conflict;
@@ -256,14 +257,14 @@ bool CandidateBase::is_live(const InstanceRef& instance) const {
 }
 
 template <typename F>
-void CandidateBase::for_each_live(F&& f, bool open_only) const {
+void CandidateBase::for_each_live(F&& f, bool open_only, std::size_t from) const {
   const SpaceTable& t = table();
   std::array<ObjectId, kMaxArity> ids{};
   for (std::uint32_t c = 0; c < t.choices.size(); ++c) {
     const ChoiceTable& ct = t.choices[c];
-    if (ct.kind == ChoiceKind::Counter) continue;
     const ChoiceLayout& l = layout_->choices[c];
-    for (std::size_t i = 0; i < l.count; ++i) {
+    if (ct.kind == ChoiceKind::Counter || l.first_instance + l.count <= from) continue;
+    for (std::size_t i = from > l.first_instance ? from - l.first_instance : 0; i < l.count; ++i) {
       // Most instances of a search's candidates are fixed: their size is cheaper to read
       // than their objects.
       if (open_only && !more_than_one(bytes() + l.offset + i * l.stride, l.stride)) continue;
@@ -291,12 +292,15 @@ std::vector<InstanceRef> CandidateBase::live_instances() const {
 
 std::optional<InstanceRef> CandidateBase::first_open_instance() const {
   std::optional<InstanceRef> out;
+  std::size_t next = layout_->instances;
   for_each_live(
-      [&](std::uint32_t c, std::size_t, const ObjectId* ids, std::uint32_t arity) {
+      [&](std::uint32_t c, std::size_t i, const ObjectId* ids, std::uint32_t arity) {
         out = InstanceRef{c, std::vector<ObjectId>(ids, ids + arity)};
+        next = layout_->choices[c].first_instance + i;
         return false;
       },
-      /*open_only=*/true);
+      /*open_only=*/true, open_hint_.get());
+  open_hint_.set(next);
   return out;
 }
 

@@ -4,6 +4,7 @@
 // conflict record, and the type-erased view the search uses (open instances, restriction,
 // actions, hashing, serialization).
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstring>
 #include <iterator>
@@ -263,13 +264,34 @@ class CandidateBase {
   };
   using ExtraUniverses = std::map<std::pair<std::uint32_t, std::size_t>, std::vector<std::int64_t>>;
 
+  /// Where first_open_instance starts looking, as an instance number of the layout: every
+  /// instance before it is fixed or not live. Domains only shrink, so it only moves forward
+  /// until lowerings add objects (and maybe a new layout) and reset it. The const
+  /// first_open_instance writes it, possibly from several threads reading one candidate, each
+  /// a valid value: relaxed atomics.
+  class OpenHint {
+   public:
+    OpenHint() = default;
+    OpenHint(const OpenHint& other) : next_(other.get()) {}
+    OpenHint& operator=(const OpenHint& other) {
+      set(other.get());
+      return *this;
+    }
+    std::size_t get() const { return next_.load(std::memory_order_relaxed); }
+    void set(std::size_t instance) const { next_.store(instance, std::memory_order_relaxed); }
+
+   private:
+    mutable std::atomic<std::size_t> next_{0};
+  };
+
   void clear_queue();
   /// The universe of an integer instance over objects a lowering added.
   std::span<const std::int64_t> added_universe(std::uint32_t choice, std::size_t index) const;
   /// Calls f(choice, index, ids, arity) for every live stored non-counter instance (with more
-  /// than one value left when `open_only`), in layout order, until f returns false.
+  /// than one value left when `open_only`), in layout order from instance number `from`, until
+  /// f returns false.
   template <typename F>
-  void for_each_live(F&& f, bool open_only = false) const;
+  void for_each_live(F&& f, bool open_only = false, std::size_t from = 0) const;
 
   struct QueuedInstance {
     std::uint32_t choice;
@@ -283,6 +305,7 @@ class CandidateBase {
   std::vector<PendingTrigger> pending_triggers_;
   std::shared_ptr<const ExtraUniverses> extra_universes_;
   std::optional<Conflict> conflict_;
+  OpenHint open_hint_;
 };
 
 }  // namespace sculpt::spacegen

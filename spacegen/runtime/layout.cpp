@@ -196,6 +196,15 @@ Layout LayoutBuilder::finish() {
   }
   layout_.family_owner = std::make_shared<LayoutFamily>();
   layout_.family = layout_.family_owner.get();
+  auto& tables = layout_.family->filters;
+  tables.reserve(filters_.size());
+  for (const std::vector<std::uint8_t>& filter : filters_) {
+    std::vector<std::atomic<std::uint8_t>>& table = tables.emplace_back(filter.size());
+    for (std::size_t i = 0; i < filter.size(); ++i) {
+      table[i].store(filter[i], std::memory_order_relaxed);
+    }
+    layout_.static_filters.push_back(table.data());
+  }
   return std::move(layout_);
 }
 

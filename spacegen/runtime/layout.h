@@ -4,6 +4,7 @@
 // backbone and shared read-only by every candidate, which copies only the block.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -91,6 +92,8 @@ class Layout;
 struct LayoutFamily : std::enable_shared_from_this<LayoutFamily> {
   std::mutex mutex;
   std::map<std::vector<std::uint32_t>, std::unique_ptr<const Layout>> grown;
+  /// The static filters' tables (see Layout::static_filters), shared by the whole family.
+  std::vector<std::vector<std::atomic<std::uint8_t>>> filters;
 };
 
 class Layout {
@@ -139,9 +142,12 @@ class Layout {
   std::vector<std::vector<ObjectId>> set_ids;        // slot -> id; empty: the identity
   std::vector<std::size_t> trigger_bits;  // "already fired" bitsets, over potential slots
   std::vector<std::size_t> trigger_offset;
-  /// Host-code conditions per object tuple: 0 not computed (objects added later), 1 false,
-  /// 2 true.
-  std::vector<std::vector<std::uint8_t>> static_filters;
+  /// Host-code conditions per object tuple, one table per filter: 0 not computed yet, 1 false,
+  /// 2 true. The layout fills the entries of the root's objects, and the first candidate to ask
+  /// fills those of objects lowerings add. A host condition is evaluated once per object tuple
+  /// (the language's contract), so candidates on other threads that fill the same entry store
+  /// the same value: relaxed atomics suffice. The tables live in the family.
+  std::vector<std::atomic<std::uint8_t>*> static_filters;
   std::size_t instances = 0;
   std::size_t words = 0;  // block size in 64-bit words
   std::vector<std::uint64_t> initial;
@@ -176,9 +182,9 @@ class LayoutBuilder {
   std::uint32_t slot(std::size_t set, ObjectId id) const { return layout_.slot(set, id); }
   /// The table of static filter `k`, `size` entries, all "not computed".
   std::vector<std::uint8_t>& static_filter(std::size_t k, std::size_t size) {
-    if (layout_.static_filters.size() <= k) layout_.static_filters.resize(k + 1);
-    layout_.static_filters[k].assign(size, 0);
-    return layout_.static_filters[k];
+    if (filters_.size() <= k) filters_.resize(k + 1);
+    filters_[k].assign(size, 0);
+    return filters_[k];
   }
   bool has_member(std::size_t set, ObjectId id) const {
     return id < member_bits_[set].size() && member_bits_[set][id];
@@ -201,6 +207,7 @@ class LayoutBuilder {
   std::vector<std::vector<ObjectId>> members_;
   std::vector<std::vector<bool>> member_bits_;
   std::vector<std::vector<std::vector<std::int64_t>>> universes_;
+  std::vector<std::vector<std::uint8_t>> filters_;
 };
 
 }  // namespace sculpt::spacegen

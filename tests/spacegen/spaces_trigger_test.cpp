@@ -8,6 +8,7 @@
 #include "generated/space_quotient_constraint/space.h"
 #include "generated/space_trigger/space.h"
 #include "generated/space_trigger_global/space.h"
+#include "generated/space_trigger_late/space.h"
 #include "tests/spacegen/space_fixture.h"
 
 namespace sculpt::spacegen::test {
@@ -33,6 +34,25 @@ TEST(SpacegenTrigger, LoweringAddsAConstrainedInstruction) {
   // A trigger fires once per object tuple.
   ASSERT_EQ(c->propagate(), Status::Ok);
   EXPECT_EQ(c->backbone().lowerings, 1);
+}
+
+// A host condition is evaluated once per object tuple, on objects lowerings add too: a second
+// candidate that adds the same instruction reads the answer the first one computed.
+TEST(SpacegenTrigger, HostConditionsOnNewObjectsAreEvaluatedOnce) {
+  Backbone fun;
+  fun.add_dim({1});
+  fun.add_dim({1});
+  auto root = make_candidate<space_trigger::Candidate>(fun);
+  using namespace space_trigger::values;
+  const int at_root = root->backbone().lowered_queries;
+  for (int evaluations : {1, 0}) {
+    auto c = root->clone();
+    auto* t = static_cast<space_trigger::Candidate*>(c.get());
+    ASSERT_EQ(t->restrict_merge(1, 0, merge::YES), Status::Ok);
+    ASSERT_EQ(t->propagate(), Status::Ok);
+    EXPECT_EQ(t->get_color(2), color::GREEN);
+    EXPECT_EQ(t->backbone().lowered_queries, at_root + evaluations);
+  }
 }
 
 // A constraint is posted on a new object's tuples only where it can narrow them while the new
@@ -71,6 +91,25 @@ TEST(SpacegenTriggerGlobal, TriggerOnACounter) {
   ASSERT_EQ(c->propagate(), Status::Ok);
   EXPECT_EQ(c->backbone().lowerings, 1);
   EXPECT_TRUE(c->is_member(space_trigger_global::set_id::Insts, 3));
+}
+
+// The next open instance of a search can be one a lowering adds before those already decided.
+TEST(SpacegenTriggerLate, FirstOpenInstanceSeesNewObjects) {
+  Backbone fun;
+  for (int d = 0; d < 3; ++d) fun.add_dim({1});
+  auto c = make_candidate<space_trigger_late::Candidate>(fun);
+  using namespace space_trigger_late::values;
+  for (ObjectId d = 0; d < 3; ++d) ASSERT_EQ(c->restrict_color(d, color::RED), Status::Ok);
+  ASSERT_EQ(c->restrict_merge(0, 1, merge::NO), Status::Ok);
+  ASSERT_EQ(c->restrict_merge(0, 2, merge::NO), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->first_open_instance(), (InstanceRef{space_trigger_late::choice_id::merge, {1, 2}}));
+  ASSERT_EQ(c->restrict_merge(1, 2, merge::YES), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->first_open_instance(), (InstanceRef{space_trigger_late::choice_id::color, {3}}));
+  ASSERT_EQ(c->restrict_color(3, color::GREEN), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->first_open_instance(), std::nullopt);
 }
 
 TEST(SpacegenCounterNewObjects, CountersIncludeObjectsAddedLater) {

@@ -49,6 +49,7 @@ class Backbone {
     lowerings = other.lowerings;
     marked = other.marked;
     reserved_insts = other.reserved_insts;
+    lowered_queries = other.lowered_queries;
   }
   Backbone& operator=(const Backbone&) = delete;
 
@@ -145,6 +146,12 @@ class Backbone {
     return ++lowerings;
   }
 
+  /// A host condition that counts its evaluations.
+  bool is_lowered(const Stmt* s) const {
+    ++lowered_queries;
+    return s->lowered;
+  }
+
   /// A quotient's `add_to_set`: records the new representative.
   int mark(const Stmt* s) {
     marked.push_back(s->id);
@@ -154,6 +161,7 @@ class Backbone {
   int lowerings = 0;
   std::vector<std::uint32_t> marked;
   std::uint32_t reserved_insts = 0;
+  mutable int lowered_queries = 0;
 
  private:
   template <typename F>
