@@ -14,11 +14,16 @@
 namespace sculpt::spacegen::test {
 namespace {
 
-TEST(SpacegenTrigger, LoweringAddsAConstrainedInstruction) {
+/// The trigger space on two dimensions (0 and 1) and no instruction yet.
+std::unique_ptr<space_trigger::Candidate> trigger_root() {
   Backbone fun;
   fun.add_dim({1});
   fun.add_dim({1});
-  auto c = make_candidate<space_trigger::Candidate>(fun);
+  return make_candidate<space_trigger::Candidate>(fun);
+}
+
+TEST(SpacegenTrigger, LoweringAddsAConstrainedInstruction) {
+  auto c = trigger_root();
   using namespace space_trigger::values;
   auto before = c->clone();
   EXPECT_FALSE(c->is_member(space_trigger::set_id::Insts, 2));
@@ -39,10 +44,7 @@ TEST(SpacegenTrigger, LoweringAddsAConstrainedInstruction) {
 // A host condition is evaluated once per object tuple, on objects lowerings add too: a second
 // candidate that adds the same instruction reads the answer the first one computed.
 TEST(SpacegenTrigger, HostConditionsOnNewObjectsAreEvaluatedOnce) {
-  Backbone fun;
-  fun.add_dim({1});
-  fun.add_dim({1});
-  auto root = make_candidate<space_trigger::Candidate>(fun);
+  auto root = trigger_root();
   using namespace space_trigger::values;
   const int at_root = root->backbone().lowered_queries;
   for (int evaluations : {1, 0}) {
@@ -59,10 +61,7 @@ TEST(SpacegenTrigger, HostConditionsOnNewObjectsAreEvaluatedOnce) {
 // object's domains are full; otherwise it waits for one of them to be restricted: support
 // tables (shade, posted; order transitivity, woken) and clauses (color, posted; glow, woken).
 TEST(SpacegenTrigger, ConstraintsReachNewObjects) {
-  Backbone fun;
-  fun.add_dim({1});
-  fun.add_dim({1});
-  auto c = make_candidate<space_trigger::Candidate>(fun);
+  auto c = trigger_root();
   using namespace space_trigger::values;
   ASSERT_EQ(c->restrict_tag(0, tag::ON), Status::Ok);
   ASSERT_EQ(c->restrict_order(0, 1, order::BEFORE), Status::Ok);
