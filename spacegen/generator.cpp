@@ -2983,17 +2983,23 @@ class Generator {
   /// Emits `const Interval <name> = ...;`: the term's contribution in `scope`.
   void emit_term(CodeWriter& w, std::size_t i, const Scope& scope, const Locals& ov,
                  const std::string& name) const {
-    ChoiceId c = counter_ids_[i];
-    const spacedsl::Counter& counter = *m_.choices[c].counter;
+    std::string op = counter_op_name(m_.choices[counter_ids_[i]].counter->op);
+    w.line("const Interval " + name + " = contribution(" + op + ", " + term_counted(i, scope, ov) +
+           ", " + term_value(i, scope, ov) + ");");
+  }
+  /// Whether counter i's term counts, its variables bound in `scope`.
+  std::string term_counted(std::size_t i, const Scope& scope, const Locals& ov) const {
     std::string counted = "Truth::True";
     for (const auto& cond : counters_[i].clauses[0]) {
       counted = "conjunction(" + counted + ", " + truth(cond, scope, ov) + ")";
     }
-    std::string value = counter.value.choice ? summary(*counter.value.choice, scope, ov)
-                                             : "constant(" + host(counter.value.code, scope) + ")";
-    std::string op = counter_op_name(counter.op);
-    w.line("const Interval " + name + " = contribution(" + op + ", " + counted + ", " + value +
-           ");");
+    return counted;
+  }
+  /// The value counter i's term adds when it counts.
+  std::string term_value(std::size_t i, const Scope& scope, const Locals& ov) const {
+    const spacedsl::Counter& counter = *m_.choices[counter_ids_[i]].counter;
+    return counter.value.choice ? summary(*counter.value.choice, scope, ov)
+                                : "constant(" + host(counter.value.code, scope) + ")";
   }
 
   std::string counters_cpp() const {
@@ -3110,17 +3116,9 @@ class Generator {
       const auto& when = item.clauses[0];
       Scope scope = args;  // emit_scope binds the quantified variables in place
       auto emit_counted = [&] {
-        std::string counted = "Truth::True";
-        for (const auto& cond : when)
-          counted = "conjunction(" + counted + ", " + truth(cond, scope, {}) + ")";
-        w.line("const Truth counted = " + counted + ";");
+        w.line("const Truth counted = " + term_counted(i, scope, {}) + ";");
       };
-      auto emit_value = [&] {
-        std::string value = counter.value.choice
-                                ? summary(*counter.value.choice, scope, {})
-                                : "constant(" + host(counter.value.code, scope) + ")";
-        w.line("const Interval value = " + value + ";");
-      };
+      auto emit_value = [&] { w.line("const Interval value = " + term_value(i, scope, {}) + ";"); };
       std::string witnesses;
       if (counter.op == spacedsl::CounterOp::Max) {
         w.line("// Terms that can still reach the lower bound: the last one is forced.");
