@@ -38,15 +38,18 @@ inline void apply_and_propagate(benchmark::State& state, const spacegen::Candida
 }
 
 /// Counters of `descents` descents that took `decisions` restrictions (failed ones included)
-/// and of which `complete` reached a fully specified candidate.
+/// and of which `complete` reached a fully specified candidate. On several threads the rate is
+/// that of all threads together and the others are averages.
 inline void report_descents(benchmark::State& state, std::size_t decisions, std::size_t complete,
                             std::size_t descents) {
   state.counters["decisions_per_s"] =
       benchmark::Counter(static_cast<double>(decisions), benchmark::Counter::kIsRate);
   state.counters["decisions_per_descent"] =
-      static_cast<double>(decisions) / static_cast<double>(descents);
+      benchmark::Counter(static_cast<double>(decisions) / static_cast<double>(descents),
+                         benchmark::Counter::kAvgThreads);
   state.counters["complete_fraction"] =
-      static_cast<double>(complete) / static_cast<double>(descents);
+      benchmark::Counter(static_cast<double>(complete) / static_cast<double>(descents),
+                         benchmark::Counter::kAvgThreads);
 }
 
 }  // namespace sculpt::bench

@@ -51,9 +51,11 @@ BENCHMARK(BM_GpuApplyAndPropagate);
 /// those whose restriction does not fail (each value tried is one decision, failed or not),
 /// until the candidate is fully specified or every value of an instance fails. The block
 /// grows when lowerings add objects: also reports the bytes of the fully specified candidates.
+/// Run on one thread, then on every hardware thread from the same root, as a parallel search
+/// would (decisions/s are then those of all threads together, over wall-clock time).
 void BM_GpuRandomDescent(benchmark::State& state) {
   const Candidate& r = root();
-  std::mt19937_64 rng(2);
+  std::mt19937_64 rng(2 + static_cast<std::uint64_t>(state.thread_index()));
   std::size_t decisions = 0;
   std::size_t complete = 0;
   std::size_t descents = 0;
@@ -68,10 +70,12 @@ void BM_GpuRandomDescent(benchmark::State& state) {
     ++descents;
   }
   sculpt::bench::report_descents(state, decisions, complete, descents);
-  state.counters["bytes_per_full_candidate"] =
-      complete == 0 ? 0.0 : static_cast<double>(full_bytes) / static_cast<double>(complete);
+  state.counters["bytes_per_full_candidate"] = benchmark::Counter(
+      complete == 0 ? 0.0 : static_cast<double>(full_bytes) / static_cast<double>(complete),
+      benchmark::Counter::kAvgThreads);
 }
 BENCHMARK(BM_GpuRandomDescent)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GpuRandomDescent)->Unit(benchmark::kMillisecond)->UseRealTime()->ThreadPerCpu();
 
 }  // namespace
 

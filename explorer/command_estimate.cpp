@@ -1,7 +1,8 @@
 // `sculpt estimate`: the size of a kernel's implementation space at one problem size (the
 // number of fully specified candidates), by Knuth's random descents and Chen's heuristic
 // sampling (search/estimate.h), each with its 95% interval, the rate of dead ends, the time
-// taken and the rate of samples.
+// taken and the rate of samples. Samples are drawn on every hardware thread unless --jobs says
+// otherwise; the estimate depends on the seed alone.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -9,11 +10,13 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "backbone/zoo/zoo.h"
 #include "explorer/command.h"
 #include "gpu_space/space.h"
 #include "search/estimate.h"
+#include "support/progress.h"
 
 namespace sculpt::explorer {
 namespace {
@@ -24,6 +27,7 @@ struct EstimateOptions {
   std::string method = "both";
   std::int64_t samples = 1000;
   std::uint64_t seed = 1;
+  std::int64_t jobs = 0;
 };
 
 /// Three significant digits, exponents written as in the paper (1.83e21); small counts whole.
@@ -39,13 +43,24 @@ std::string format_interval(const search::MeanEstimate& estimate) {
                      format_count(estimate.high));
 }
 
-/// Runs `estimate` and returns its result with the seconds it took.
+/// Runs `estimate` with a progress bar of `samples` `what` and returns its result with the
+/// seconds it took.
 template <typename F>
-auto timed(F&& estimate) {
+auto timed(const EstimateOptions& options, std::string_view what, F&& estimate) {
   const auto start = std::chrono::steady_clock::now();
-  auto result = estimate();
-  const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
-  return std::pair{std::move(result), seconds.count()};
+  const auto seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  search::Sampling sampling{options.seed, static_cast<std::size_t>(options.jobs), {}};
+  auto result = [&] {
+    support::Progress progress(options.samples);
+    sampling.on_sample = [&](std::size_t done) {
+      progress.update(static_cast<std::int64_t>(done),
+                      fmt::format("{}, {:.1f} s", what, seconds()));
+    };
+    return estimate(sampling);
+  }();
+  return std::pair{std::move(result), seconds()};
 }
 
 int run_estimate(const EstimateOptions& options) {
@@ -61,6 +76,11 @@ int run_estimate(const EstimateOptions& options) {
                options.samples);
     return kExitUsage;
   }
+  if (options.jobs < 0) {
+    fmt::print(stderr, "sculpt estimate: --jobs is {}, not 0 (every hardware thread) or more\n",
+               options.jobs);
+    return kExitUsage;
+  }
   const backbone::ZooLookup lookup = backbone::lookup_kernel(options.kernel, options.size);
   if (!lookup.ok()) {
     fmt::print(stderr, "sculpt estimate: {}\n", lookup.error);
@@ -69,12 +89,15 @@ int run_estimate(const EstimateOptions& options) {
   const gpu_space::DeviceDescription device = gpu_space::DeviceDescription::sm90();
   const auto root = gpu_space::make_root(lookup.info->build(lookup.sizes), device);
   fmt::print("{} {} on {}: {} open choices at the root\n", lookup.info->name,
-             backbone::format_sizes(lookup.sizes), device.name, root->open_instances().size());
+             backbone::format_sizes(lookup.sizes), device.name, root->open_instance_count());
+  std::fflush(stdout);  // before the progress bar on stderr
   if (root->conflict()) fmt::print("the space is empty: {}\n", root->conflict()->to_string());
   const auto samples = static_cast<std::size_t>(options.samples);
   if (knuth) {
     const auto [estimate, seconds] =
-        timed([&] { return search::knuth_estimate(*root, samples, options.seed); });
+        timed(options, "knuth descents", [&](const search::Sampling& sampling) {
+          return search::knuth_estimate(*root, samples, sampling);
+        });
     const search::Proportion& dead = estimate.dead_ends;
     fmt::print(
         "knuth  {}, {} samples, dead ends {:.1f}% [{:.1f}%, {:.1f}%], mean depth {:.1f}, "
@@ -84,7 +107,9 @@ int run_estimate(const EstimateOptions& options) {
   }
   if (chen) {
     const auto [estimate, seconds] =
-        timed([&] { return search::chen_estimate(*root, samples, options.seed); });
+        timed(options, "chen probes", [&](const search::Sampling& sampling) {
+          return search::chen_estimate(*root, samples, sampling);
+        });
     fmt::print("chen   {}, {} probes, {:.1f} nodes expanded per probe, {:.1f} s, {:.2f} probes/s\n",
                format_interval(estimate.leaves), samples, estimate.mean_expanded, seconds,
                static_cast<double>(samples) / seconds);
@@ -105,6 +130,8 @@ Command add_estimate_command(CLI::App& sculpt) {
                   "Knuth descents and Chen probes, each (the paper took 100000 and 1000)")
       ->capture_default_str();
   app->add_option("--seed", options->seed, "Seed of the random choices")->capture_default_str();
+  app->add_option("--jobs,-j", options->jobs, "Threads drawing samples (0: every hardware thread)")
+      ->capture_default_str();
   return Command{app, [options] { return run_estimate(*options); }};
 }
 

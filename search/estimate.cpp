@@ -1,11 +1,15 @@
 #include "search/estimate.h"
 
 #include <spdlog/spdlog.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -21,7 +25,32 @@ namespace {
 
 constexpr double kZ95 = 1.959963984540054;  // two-sided 95% quantile of the standard normal
 
-std::size_t open_choices(const CandidateBase& node) { return node.open_instances().size(); }
+/// `count` samples, draw(rng) each, in sample order whatever thread drew them.
+template <typename Draw>
+auto draw_samples(std::size_t count, const Sampling& sampling, Draw&& draw) {
+  std::vector<decltype(draw(std::declval<std::mt19937_64&>()))> samples(count);
+  std::mutex progress;
+  std::size_t done = 0;
+  const int threads =
+      sampling.threads == 0 ? tbb::task_arena::automatic : static_cast<int>(sampling.threads);
+  tbb::task_arena(threads).execute([&] {
+    // One sample per task: samples take milliseconds to seconds, and vary widely.
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, 1), [&](const auto& range) {
+      for (std::size_t i = range.begin(); i != range.end(); ++i) {
+        std::seed_seq seeds{static_cast<std::uint32_t>(sampling.seed),
+                            static_cast<std::uint32_t>(sampling.seed >> 32),
+                            static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i >> 32)};
+        std::mt19937_64 rng(seeds);
+        samples[i] = draw(rng);
+        if (sampling.on_sample) {
+          const std::lock_guard<std::mutex> lock(progress);
+          sampling.on_sample(++done);
+        }
+      }
+    });
+  });
+  return samples;
+}
 
 }  // namespace
 
@@ -84,16 +113,16 @@ KnuthSample knuth_sample(const CandidateBase& root, std::mt19937_64& rng) {
   return sample;
 }
 
-KnuthEstimate knuth_estimate(const CandidateBase& root, std::size_t samples, std::uint64_t seed) {
+KnuthEstimate knuth_estimate(const CandidateBase& root, std::size_t samples,
+                             const Sampling& sampling) {
   SCULPT_CHECK(samples > 0) << "Knuth's estimate needs at least one sample";
-  std::mt19937_64 rng(seed);
   KnuthEstimate estimate;
   std::vector<double> leaves;
   leaves.reserve(samples);
   std::size_t dead_ends = 0;
   double depths = 0;
-  for (std::size_t i = 0; i < samples; ++i) {
-    const KnuthSample sample = knuth_sample(root, rng);
+  for (const KnuthSample& sample : draw_samples(
+           samples, sampling, [&](std::mt19937_64& rng) { return knuth_sample(root, rng); })) {
     leaves.push_back(sample.leaves);
     dead_ends += sample.dead_end;
     depths += static_cast<double>(sample.depth);
@@ -130,7 +159,7 @@ ChenProbe chen_probe(const CandidateBase& root, std::mt19937_64& rng) {
   };
   using Key = std::pair<std::size_t, std::size_t>;  // (depth, open choices left)
   std::map<Key, Stratum> queue;
-  queue.emplace(Key{0, open_choices(root)}, Stratum{root.clone(), 1});
+  queue.emplace(Key{0, root.open_instance_count()}, Stratum{root.clone(), 1});
   std::uniform_real_distribution<double> uniform(0, 1);
   while (!queue.empty()) {
     auto first = queue.begin();
@@ -145,7 +174,7 @@ ChenProbe chen_probe(const CandidateBase& root, std::mt19937_64& rng) {
     ++probe.expanded;
     for (std::unique_ptr<CandidateBase>& child :
          valid_children(*stratum.node, *choice, &probe.propagations)) {
-      const Key key{depth + 1, open_choices(*child)};
+      const Key key{depth + 1, child->open_instance_count()};
       auto [it, inserted] = queue.try_emplace(key);
       Stratum& filed = it->second;
       filed.weight += stratum.weight;
@@ -155,15 +184,15 @@ ChenProbe chen_probe(const CandidateBase& root, std::mt19937_64& rng) {
   return probe;
 }
 
-ChenEstimate chen_estimate(const CandidateBase& root, std::size_t probes, std::uint64_t seed) {
+ChenEstimate chen_estimate(const CandidateBase& root, std::size_t probes,
+                           const Sampling& sampling) {
   SCULPT_CHECK(probes > 0) << "Chen's estimate needs at least one probe";
-  std::mt19937_64 rng(seed);
   ChenEstimate estimate;
   std::vector<double> leaves;
   leaves.reserve(probes);
   double expanded = 0;
-  for (std::size_t i = 0; i < probes; ++i) {
-    const ChenProbe probe = chen_probe(root, rng);
+  for (const ChenProbe& probe : draw_samples(
+           probes, sampling, [&](std::mt19937_64& rng) { return chen_probe(root, rng); })) {
     leaves.push_back(probe.leaves);
     expanded += static_cast<double>(probe.expanded);
     estimate.propagations += probe.propagations;

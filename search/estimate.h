@@ -7,6 +7,7 @@
 // no leaf. Both estimators are unbiased; their intervals come from repeating them.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <span>
 
@@ -38,6 +39,17 @@ struct Proportion {
 };
 Proportion proportion(std::size_t hits, std::size_t samples);
 
+/// How an estimator draws its samples: in parallel, each from its own generator seeded by
+/// (seed, sample number), so that the estimate depends on the seed alone, not on the threads.
+struct Sampling {
+  std::uint64_t seed = 1;
+  /// Threads drawing samples; 0: one per hardware thread.
+  std::size_t threads = 0;
+  /// Called after each sample with the number of samples done, one call at a time, from the
+  /// sampling threads.
+  std::function<void(std::size_t done)> on_sample;
+};
+
 /// One descent of Knuth's method (Knuth 1975, "Estimating the efficiency of backtrack
 /// programs"): from the root, pick a valid child uniformly until a leaf or a dead end.
 struct KnuthSample {
@@ -59,9 +71,9 @@ struct KnuthEstimate {
   double mean_depth = 0;
   std::size_t propagations = 0;
 };
-/// `samples` descents (at least 1) from `root`, deterministic for a given seed.
+/// `samples` descents (at least 1) from `root`.
 KnuthEstimate knuth_estimate(const spacegen::CandidateBase& root, std::size_t samples,
-                             std::uint64_t seed);
+                             const Sampling& sampling = {});
 
 /// One probe of Chen's heuristic sampling (see estimate.cpp), over strata keyed by the
 /// lexicographic pair (depth, open choices left), as in the paper.
@@ -79,8 +91,8 @@ struct ChenEstimate {
   double mean_expanded = 0;
   std::size_t propagations = 0;
 };
-/// `probes` probes (at least 1) from `root`, deterministic for a given seed.
+/// `probes` probes (at least 1) from `root`.
 ChenEstimate chen_estimate(const spacegen::CandidateBase& root, std::size_t probes,
-                           std::uint64_t seed);
+                           const Sampling& sampling = {});
 
 }  // namespace sculpt::search

@@ -315,6 +315,17 @@ std::vector<InstanceRef> CandidateBase::open_instances() const {
   return out;
 }
 
+std::size_t CandidateBase::open_instance_count() const {
+  std::size_t count = 0;
+  for_each_live(
+      [&](std::uint32_t, std::size_t, const ObjectId*, std::uint32_t) {
+        ++count;
+        return true;
+      },
+      /*open_only=*/true);
+  return count;
+}
+
 std::vector<std::uint32_t> CandidateBase::domain(const InstanceRef& instance) const {
   const ChoiceTable& c = table().choices[instance.choice];
   const ChoiceLayout& l = layout_->choices[instance.choice];

@@ -118,6 +118,8 @@ class CandidateBase {
   // instance's universe.
   /// Live, non-counter instances with more than one value left, in layout order.
   std::vector<InstanceRef> open_instances() const;
+  /// How many there are, without building them (Chen's strata count them at every node).
+  std::size_t open_instance_count() const;
   /// The first of them: the next decision of a search that decides in layout order
   /// (choices in declaration order); nullopt when the candidate is fully specified.
   std::optional<InstanceRef> first_open_instance() const;

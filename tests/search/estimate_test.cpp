@@ -5,6 +5,7 @@
 // estimate is a function of its seed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -20,6 +21,13 @@ namespace {
 using spacegen::CandidateBase;
 using spacegen::test::Backbone;
 using spacegen::test::make_candidate;
+
+Sampling seeded(std::uint64_t seed, std::size_t threads = 0) {
+  Sampling sampling;
+  sampling.seed = seed;
+  sampling.threads = threads;
+  return sampling;
+}
 
 /// The search tree below `node`, enumerated: its leaves, and the probability that a uniform
 /// random descent from `node` ends at a dead end.
@@ -90,12 +98,12 @@ TEST(Estimate, UniformTreeIsCountedExactly) {
   EXPECT_EQ(sample.depth, 7u);
   EXPECT_FALSE(sample.dead_end);
   EXPECT_EQ(sample.propagations, 14u);
-  const KnuthEstimate knuth = knuth_estimate(*root, 50, 3);
+  const KnuthEstimate knuth = knuth_estimate(*root, 50, seeded(3));
   EXPECT_EQ(knuth.leaves.mean, 128);
   EXPECT_EQ(knuth.leaves.standard_error, 0);
   EXPECT_EQ(knuth.dead_ends.hits, 0u);
   EXPECT_EQ(knuth.mean_depth, 7);
-  const ChenEstimate chen = chen_estimate(*root, 10, 3);
+  const ChenEstimate chen = chen_estimate(*root, 10, seeded(3));
   EXPECT_EQ(chen.leaves.mean, 128);
   EXPECT_EQ(chen.leaves.standard_error, 0);
   EXPECT_EQ(chen.mean_expanded, 7) << "one stratum per depth";
@@ -107,10 +115,10 @@ TEST(Estimate, DeadRootHasNoLeaves) {
   spacegen::Status status = spacegen::Status::Ok;
   const auto root = make_candidate<space_conflict::Candidate>(fun, &status);
   ASSERT_EQ(status, spacegen::Status::Conflict);
-  const KnuthEstimate knuth = knuth_estimate(*root, 5, 1);
+  const KnuthEstimate knuth = knuth_estimate(*root, 5, seeded(1));
   EXPECT_EQ(knuth.leaves.mean, 0);
   EXPECT_EQ(knuth.dead_ends.hits, 5u);
-  EXPECT_EQ(chen_estimate(*root, 5, 1).leaves.mean, 0);
+  EXPECT_EQ(chen_estimate(*root, 5, seeded(1)).leaves.mean, 0);
 }
 
 // Worlds of spaces/property.space whose trees have both leaves and dead ends: propagation does
@@ -145,17 +153,17 @@ TEST(Estimate, IntervalsContainTheExactCount) {
     double knuth_total = 0, knuth_variance = 0;
     double chen_total = 0, chen_variance = 0;
     const int knuth_covering = covering_runs(kRuns, [&](std::uint64_t seed) {
-      const KnuthEstimate knuth = knuth_estimate(*root, 300, seed);
+      const KnuthEstimate knuth = knuth_estimate(*root, 300, seeded(seed));
       knuth_total += knuth.leaves.mean;
       knuth_variance += knuth.leaves.standard_error * knuth.leaves.standard_error;
       return knuth.leaves.low <= exact.leaves && exact.leaves <= knuth.leaves.high;
     });
     const int dead_end_covering = covering_runs(kRuns, [&](std::uint64_t seed) {
-      const Proportion dead = knuth_estimate(*root, 300, seed).dead_ends;
+      const Proportion dead = knuth_estimate(*root, 300, seeded(seed)).dead_ends;
       return dead.low <= exact.dead_end_probability && exact.dead_end_probability <= dead.high;
     });
     const int chen_covering = covering_runs(kRuns, [&](std::uint64_t seed) {
-      const ChenEstimate chen = chen_estimate(*root, 30, seed);
+      const ChenEstimate chen = chen_estimate(*root, 30, seeded(seed));
       chen_total += chen.leaves.mean;
       chen_variance += chen.leaves.standard_error * chen.leaves.standard_error;
       return chen.leaves.low <= exact.leaves && exact.leaves <= chen.leaves.high;
@@ -185,20 +193,29 @@ TEST(Estimate, DeadEndsCountNoLeaves) {
   EXPECT_GT(dead_ends, 0u);
 }
 
-TEST(Estimate, SameSeedSameEstimate) {
+TEST(Estimate, SameSeedSameEstimateOnAnyThreads) {
   const auto root = make_candidate<space_property::Candidate>(property_world(kPropertyWorlds[1]));
-  const KnuthEstimate a = knuth_estimate(*root, 100, 7);
-  const KnuthEstimate b = knuth_estimate(*root, 100, 7);
+  const KnuthEstimate a = knuth_estimate(*root, 100, seeded(7, 1));
+  std::size_t calls = 0;
+  std::size_t last = 0;
+  Sampling watched = seeded(7, 4);
+  watched.on_sample = [&](std::size_t done) {
+    ++calls;
+    last = std::max(last, done);
+  };
+  const KnuthEstimate b = knuth_estimate(*root, 100, watched);
   EXPECT_EQ(a.leaves.mean, b.leaves.mean);
   EXPECT_EQ(a.leaves.standard_error, b.leaves.standard_error);
   EXPECT_EQ(a.dead_ends.hits, b.dead_ends.hits);
   EXPECT_EQ(a.propagations, b.propagations);
-  EXPECT_NE(a.leaves.mean, knuth_estimate(*root, 100, 8).leaves.mean);
-  const ChenEstimate c = chen_estimate(*root, 20, 7);
-  const ChenEstimate d = chen_estimate(*root, 20, 7);
+  EXPECT_EQ(calls, 100u);
+  EXPECT_EQ(last, 100u);
+  EXPECT_NE(a.leaves.mean, knuth_estimate(*root, 100, seeded(8)).leaves.mean);
+  const ChenEstimate c = chen_estimate(*root, 20, seeded(7, 1));
+  const ChenEstimate d = chen_estimate(*root, 20, seeded(7, 3));
   EXPECT_EQ(c.leaves.mean, d.leaves.mean);
   EXPECT_EQ(c.propagations, d.propagations);
-  EXPECT_NE(c.leaves.mean, chen_estimate(*root, 20, 8).leaves.mean);
+  EXPECT_NE(c.leaves.mean, chen_estimate(*root, 20, seeded(8)).leaves.mean);
 }
 
 }  // namespace

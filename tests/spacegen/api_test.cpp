@@ -21,6 +21,7 @@ TEST(SpacegenApi, OpenInstancesAndRestrictionThroughTheInvolution) {
   auto c = three_instructions();
   std::vector<InstanceRef> open = c->open_instances();
   ASSERT_EQ(open.size(), 3u);  // one stored instance per pair
+  EXPECT_EQ(c->open_instance_count(), 3u);
   EXPECT_EQ(open[0], (InstanceRef{space_transitivity::choice_id::order, {0, 1}}));
   InstanceRef reversed{space_transitivity::choice_id::order, {1, 0}};
   EXPECT_EQ(c->domain(reversed).size(), 3u);
@@ -28,6 +29,7 @@ TEST(SpacegenApi, OpenInstancesAndRestrictionThroughTheInvolution) {
   EXPECT_EQ(c->get_order(0, 1), order::BEFORE);
   EXPECT_EQ(c->value_name(reversed, c->domain(reversed)[0]), "AFTER");
   EXPECT_EQ(c->open_instances().size(), 2u);
+  EXPECT_EQ(c->open_instance_count(), 2u);
 }
 
 TEST(SpacegenApi, ActionsRoundTripAndReplay) {
