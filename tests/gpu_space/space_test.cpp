@@ -8,6 +8,7 @@
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "backbone/zoo/zoo.h"
 #include "gpu_space/space.h"
@@ -175,6 +176,35 @@ std::string first_difference(const std::string& expected, const std::string& act
     if (le != la) return "expected " + le + ", got " + la;
   }
   return std::getline(a, la) ? "extra: " + la : "";
+}
+
+// Searches descend from one shared root on several threads: the caches that candidates share
+// (grown layouts, host conditions of new objects, the next open instance) must not change what
+// a descent finds. Each thread's descents match the same seeds' descents on one thread.
+TEST_P(ZooSpace, ConcurrentDescentsFromOneRootMatchSequentialOnes) {
+  constexpr int kThreads = 4;
+  constexpr int kDescents = 5;
+  const auto root = root_of(GetParam());
+  // The description of each descent: its decisions and the candidate (or conflict) it ends in.
+  auto describe = [&](int thread) {
+    std::mt19937_64 rng(static_cast<std::uint64_t>(thread));
+    std::string out;
+    for (int i = 0; i < kDescents; ++i) {
+      const search::Descent descent = search::random_descent(*root, rng);
+      for (const spacegen::Action& action : descent.actions) out += to_json(action) + "\n";
+      out += descent.candidate ? descent.candidate->to_string() : descent.dead_end->to_string();
+    }
+    return out;
+  };
+  std::vector<std::string> concurrent(kThreads);
+  {
+    std::vector<std::jthread> threads;
+    for (int t = 0; t < kThreads; ++t)
+      threads.emplace_back([&, t] { concurrent[t] = describe(t); });
+  }
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(first_difference(describe(t), concurrent[t]), "") << "thread " << t;
+  }
 }
 
 // Incremental propagation stops where posting everything again stops: after each decision of a
