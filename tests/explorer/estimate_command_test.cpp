@@ -1,6 +1,6 @@
-// `sculpt estimate`: the report of both methods on a small kernel, its determinism for a seed,
-// and the user errors (unknown kernel, malformed size, bad method, no samples) that exit with
-// the usage code and one message on stderr.
+// `sculpt estimate`: the report of both methods on a small kernel, its determinism for a seed
+// whatever the number of threads, and the user errors (unknown kernel, malformed size, bad
+// method, no samples, negative jobs) that exit with the usage code and one message on stderr.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,14 +29,17 @@ TEST(EstimateCommand, ReportsBothMethods) {
   EXPECT_TRUE(outcome.err.empty()) << outcome.err;
 }
 
-TEST(EstimateCommand, SameSeedSameReport) {
-  const std::vector<std::string> args = {"--kernel", "axpy",      "--size", "1024",   "--method",
-                                         "knuth",    "--samples", "10",     "--seed", "5"};
-  // The report ends with ", <seconds> s, <rate>/s": keep what precedes the seconds.
-  auto without_time = [](const std::string& text) {
-    return text.substr(0, text.rfind(", ", text.find(" s, ")));
+TEST(EstimateCommand, SameSeedSameReportOnAnyThreads) {
+  auto report = [](const std::string& jobs) {
+    const Outcome outcome = run_estimate({"--kernel", "axpy", "--size", "1024", "--method", "knuth",
+                                          "--samples", "10", "--seed", "5", "--jobs", jobs});
+    // The report ends with ", <seconds> s, <rate>/s": keep what precedes the seconds.
+    return outcome.out.substr(0, outcome.out.rfind(", ", outcome.out.find(" s, ")));
   };
-  EXPECT_EQ(without_time(run_estimate(args).out), without_time(run_estimate(args).out));
+  const std::string one = report("1");
+  EXPECT_NE(one.find("10 samples"), std::string::npos) << one;
+  EXPECT_EQ(one, report("1"));
+  EXPECT_EQ(one, report("3"));
 }
 
 struct BadEstimate {
@@ -55,24 +58,26 @@ TEST_P(EstimateCommandErrors, OneMessageAndUsageExit) {
   EXPECT_EQ(std::count(outcome.err.begin(), outcome.err.end(), '\n'), 1) << outcome.err;
 }
 
-INSTANTIATE_TEST_SUITE_P(Inputs, EstimateCommandErrors,
-                         testing::Values(BadEstimate{"UnknownKernel",
-                                                     {"--kernel", "axpyy"},
-                                                     "unknown kernel 'axpyy' (known: axpy"},
-                                         BadEstimate{"MalformedSize",
-                                                     {"--kernel", "matmul", "--size", "256x256"},
-                                                     "size '256x256' has 2 fields"},
-                                         BadEstimate{
-                                             "BadMethod",
-                                             {"--kernel", "axpy", "--method", "exact"},
-                                             "--method is 'exact', not knuth, chen or both"},
-                                         BadEstimate{"ZeroSamples",
-                                                     {"--kernel", "axpy", "--samples", "0"},
-                                                     "--samples is 0, not a positive number"},
-                                         BadEstimate{"NegativeSamples",
-                                                     {"--kernel", "axpy", "--samples", "-3"},
-                                                     "--samples is -3, not a positive number"}),
-                         [](const auto& param) { return param.param.name; });
+INSTANTIATE_TEST_SUITE_P(
+    Inputs, EstimateCommandErrors,
+    testing::Values(
+        BadEstimate{"UnknownKernel", {"--kernel", "axpyy"}, "unknown kernel 'axpyy' (known: axpy"},
+        BadEstimate{"MalformedSize",
+                    {"--kernel", "matmul", "--size", "256x256"},
+                    "size '256x256' has 2 fields"},
+        BadEstimate{"BadMethod",
+                    {"--kernel", "axpy", "--method", "exact"},
+                    "--method is 'exact', not knuth, chen or both"},
+        BadEstimate{"ZeroSamples",
+                    {"--kernel", "axpy", "--samples", "0"},
+                    "--samples is 0, not a positive number"},
+        BadEstimate{"NegativeSamples",
+                    {"--kernel", "axpy", "--samples", "-3"},
+                    "--samples is -3, not a positive number"},
+        BadEstimate{"NegativeJobs",
+                    {"--kernel", "axpy", "--jobs", "-1"},
+                    "--jobs is -1, not 0 (every hardware thread)"}),
+    [](const auto& param) { return param.param.name; });
 
 // Parse errors reach main(), which reports them and exits with the usage code.
 TEST(EstimateCommand, MissingKernelIsAParseError) {
