@@ -1209,6 +1209,60 @@ class Generator {
   std::string support_origin(std::size_t constraint) const {
     return "Origin{" + std::to_string(1 + constraint) + ", 0}";
   }
+
+  /// For each domain of pattern k of constraint i's support table, a class: two domains share
+  /// it when the tables keep the same values of every other pattern with one as with the
+  /// other, whatever the other domains. Empty when every domain has its own class.
+  std::vector<std::uint8_t> wake_classes(std::size_t i, std::size_t k) const {
+    const SupportTable& table = *supports_[i];
+    const std::vector<Pattern>& ps = table.patterns;
+    const std::size_t domains = std::size_t{1} << num_values(ps[k].choice);
+    // The rows of the tables that read pattern k's domain as `d`, in a fixed order.
+    std::vector<std::vector<std::uint64_t>> rows(domains);
+    for (std::size_t p = 0; p < ps.size(); ++p) {
+      if (p == k) continue;
+      const std::size_t shift = index_shift(ps, p, k);
+      for (std::size_t index = 0; index < table.keep[p].size(); ++index) {
+        rows[(index >> shift) & (domains - 1)].push_back(table.keep[p][index]);
+      }
+    }
+    std::map<std::vector<std::uint64_t>, std::uint8_t> ids;
+    std::vector<std::uint8_t> classes;
+    for (const auto& row : rows) {
+      auto [it, inserted] = ids.try_emplace(row, static_cast<std::uint8_t>(ids.size()));
+      classes.push_back(it->second);
+      SCULPT_CHECK(ids.size() <= 256) << "more than 256 wake classes";
+    }
+    if (ids.size() == domains) classes.clear();
+    return classes;
+  }
+  std::string wake_class_name(std::size_t i, std::size_t k) const {
+    return "wake_class_" + std::to_string(i) + "_" + std::to_string(k);
+  }
+
+  /// The wake classes of the support tables (see wake_classes), at namespace scope.
+  void emit_wake_classes(CodeWriter& w) const {
+    for (std::size_t i = 0; i < constraints_.size(); ++i) {
+      if (!supports_[i]) continue;
+      for (std::size_t k : woken_patterns(i)) {
+        const std::vector<std::uint8_t> classes = wake_classes(i, k);
+        if (classes.empty()) continue;
+        w.comment("Domains of " + pattern_text(constraints_[i], supports_[i]->patterns[k]) +
+                  " whose support-table rows are the same share a class: a change within a");
+        w.comment("class gives the other patterns nothing to lose.");
+        w.open("constexpr std::uint8_t " + wake_class_name(i, k) + "[" +
+               std::to_string(classes.size()) + "] =");
+        for (std::size_t j = 0; j < classes.size(); j += 16) {
+          std::string row;
+          for (std::size_t c = j; c < std::min(j + 16, classes.size()); ++c) {
+            row += std::to_string(classes[c]) + ",";
+          }
+          w.line(row);
+        }
+        w.close(";");
+      }
+    }
+  }
   /// The conflict when a support table keeps no value of `ci`.
   std::string fail_if_none_kept(const std::string& keep, const ChoiceInstance& ci,
                                 const Scope& scope, const std::string& origin) const {
@@ -1992,6 +2046,7 @@ class Generator {
     emit_filters(w);
     emit_layout(w);
     emit_accessors(w);
+    emit_wake_classes(w);
     emit_dispatch(w);
     w.line("}  // namespace " + o_.ns);
     return w.text();
@@ -2517,20 +2572,31 @@ class Generator {
         w.line("[[maybe_unused]] const ValueSet now = get_" + cname(c) + "(" + arglist + ");");
       // A triangular instance is read through both orders of its arguments, unless a
       // symmetric support table reads every permutation at once.
+      // `classes`: the wake classes of a support table's pattern (none: always woken).
       auto each = [&](const std::string& fn, bool status, bool both_orders, const Item& item,
-                      const Pattern& p, bool reads_domains) {
+                      const Pattern& p, bool reads_domains, const std::string& classes = "") {
         for (bool flipped : {false, true}) {
           if (flipped && !(triangular(c) && both_orders)) break;
           std::string call = fn + (flipped ? "(swapped)" : "(ids)");
-          w.line(wake_guard(item, p, flipped, reads_domains) + (status ? check(call) : call + ";"));
+          std::string guard = wake_guard(item, p, flipped, reads_domains);
+          if (!classes.empty()) {
+            auto read = [&](const std::string& d) {
+              return flipped && antisymmetric(c) ? "flip_" + cname(c) + "(" + d + ")" : d;
+            };
+            guard = "if (" + classes + "[" + read("old") + "] != " + classes + "[" + read("now") +
+                    "]) ";
+          }
+          w.line(guard + (status ? check(call) : call + ";"));
         }
       };
       for (std::size_t i = 0; i < constraints_.size(); ++i) {
         auto ps = patterns_of(constraints_[i]);
         for (std::size_t k : woken_patterns(i)) {
           if (ps[k].choice == c) {
+            const bool classed = supports_[i] && !wake_classes(i, k).empty();
             each("propagate_" + std::to_string(i) + "_on_" + cname(c) + "_" + std::to_string(k),
-                 true, !symmetric(i), constraints_[i], ps[k], supports_[i].has_value());
+                 true, !symmetric(i), constraints_[i], ps[k], supports_[i].has_value(),
+                 classed ? wake_class_name(i, k) : "");
           }
         }
       }
