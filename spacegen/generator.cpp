@@ -2440,6 +2440,7 @@ class Generator {
           w.line("return changed_" + name + "(" + id_list(n) + (n ? ", " : "") + "old);");
           w.close();
           w.open("Status Candidate::changed_" + name + "(" + id_params_comma(n) + "ValueSet old)");
+          w.line("[[maybe_unused]] const ValueSet now = get_" + name + "(" + id_list(n) + ");");
           emit_counter_hooks(w, c, "old");
           w.line("enqueue(" + id + ", " + index_expr(c, n) + ", {" + id_list(n) + "}, old);");
           w.line("return Status::Ok;");
@@ -2529,7 +2530,10 @@ class Generator {
   }
 
   /// Calls the counter updates of every counter term reading choice `c`; `old` is the
-  /// summary before the change, ids are a0..an in stored order.
+  /// summary before the change, ids are a0..an in stored order. An update runs right after the
+  /// change, so an enum instance its term reads only through `is` conditions wakes it only
+  /// when the change settles one of them (`now`, the domain after it, is in scope): otherwise
+  /// the term, its conditions and what they let the bounds force are as they were.
   void emit_counter_hooks(CodeWriter& w, ChoiceId c, const std::string& old) const {
     std::size_t n = m_.choices[c].args.size();
     for (std::size_t i = 0; i < counters_.size(); ++i) {
@@ -2538,16 +2542,23 @@ class Generator {
         continue;
       }
       auto ps = counter_patterns(i);
+      const auto& value = m_.choices[counter_ids_[i]].counter->value;
       for (std::size_t k = 0; k < ps.size(); ++k) {
         if (ps[k].choice != c) continue;
         std::string fn =
             "count_" + cname(counter_ids_[i]) + "_on_" + cname(c) + "_" + std::to_string(k);
+        const bool is_value =
+            value.choice && Pattern{value.choice->choice, value.choice->args} == ps[k];
+        auto guard = [&](bool flipped) {
+          return wake_guard(counters_[i], ps[k], flipped, is_value);
+        };
         w.open("");
         w.line("const ObjectId ids[] = {" + (n ? id_list(n) : std::string("0")) + "};");
-        w.line(check(fn + "(ids, " + old + ")"));
+        w.line(guard(false) + check(fn + "(ids, " + old + ")"));
         if (triangular(c)) {
           w.line("const ObjectId swapped[] = {a1, a0};");
-          w.line(check(fn + "(swapped, " +
+          w.line(guard(true) +
+                 check(fn + "(swapped, " +
                        (antisymmetric(c) ? "flip_" + cname(c) + "(" + old + ")" : old) + ")"));
         }
         w.close();
