@@ -3167,7 +3167,8 @@ class Generator {
         w.open("if (old_term != new_term)");
         w.line(check("update_" + name + "(" + ids + "old_term, new_term)"));
         w.close();
-        w.open("else");
+        // A term certainly not counted is one the enforcer skips.
+        w.open("else if (" + term_counted(i, scope, {}) + " != Truth::False)");
         std::string args;
         for (std::size_t a = 0; a < n; ++a) args += (a ? ", " : "") + scope.names[a];
         w.line("// The term's conditions may still have changed what the bounds force.");
