@@ -41,12 +41,30 @@ inline bool within_bounds(const CounterState& s) {
 }
 
 /// Replaces one term of the derived bounds in place; false when that cannot be done exactly
-/// (saturation, a zero factor, or a maximum, which no inverse undoes) and the counter must be
-/// derived again from scratch.
+/// (saturation, a zero factor, or a maximum that the old term reached and the new one does
+/// not) and the counter must be derived again from scratch.
 /// Half counters keep only their lower end.
 inline bool replace_term(CounterOp op, bool half, CounterState& s, Interval old_term,
                          Interval new_term) {
-  if (op == CounterOp::Max || saturated(s.lo) || saturated(old_term.lo)) return false;
+  if (op == CounterOp::Max) {
+    // Below the maximum, the old term leaves it to the others; at it, the maximum of the
+    // others is unknown, unless the new term reaches at least as high.
+    auto replace = [](std::int64_t& total, std::int64_t old_end, std::int64_t new_end) {
+      if (old_end < total) {
+        total = std::max(total, new_end);
+        return true;
+      }
+      if (new_end < old_end) return false;
+      total = new_end;
+      return true;
+    };
+    CounterState t = s;
+    if (!replace(t.lo, old_term.lo, new_term.lo)) return false;
+    if (!half && !replace(t.hi, old_term.hi, new_term.hi)) return false;
+    s = t;
+    return true;
+  }
+  if (saturated(s.lo) || saturated(old_term.lo)) return false;
   if (!half && (saturated(s.hi) || saturated(old_term.hi))) return false;
   if (op == CounterOp::Sum) {
     s.lo = sat_add(s.lo - old_term.lo, new_term.lo);

@@ -73,6 +73,15 @@ TEST(SpacegenRuntime, CounterTermsAndSlack) {
   EXPECT_EQ(s.lo, 8);
   EXPECT_EQ(s.hi, 64);
   EXPECT_FALSE(replace_term(CounterOp::Mul, false, s, {0, 8}, {2, 8}));
+  // A maximum of [4, 16]: a term below it changes nothing, one at it may only grow.
+  CounterState max{4, 16, -kInfinity, kInfinity};
+  ASSERT_TRUE(replace_term(CounterOp::Max, false, max, {2, 8}, {3, 8}));
+  EXPECT_EQ(max.value(), (Interval{4, 16}));
+  ASSERT_TRUE(replace_term(CounterOp::Max, false, max, {4, 16}, {5, 16}));
+  EXPECT_EQ(max.value(), (Interval{5, 16}));
+  EXPECT_FALSE(replace_term(CounterOp::Max, false, max, {5, 16}, {5, 8})) << "the rest is unknown";
+  EXPECT_EQ(max.value(), (Interval{5, 16})) << "left as it was";
+  ASSERT_TRUE(replace_term(CounterOp::Max, true, max, {5, 16}, {5, 8})) << "a half counter";
   // lo 8 = 4 (rest) * 2 (this term); counted, this term may be at most 16 / 4.
   TermSlack slack = term_slack(CounterOp::Mul, s, Truth::True, {2, 8});
   EXPECT_EQ(slack.value.hi, 4);
