@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "backbone/zoo/zoo.h"
 #include "explorer/command.h"
@@ -26,6 +28,8 @@ struct EstimateOptions {
   std::string size;
   std::string method = "both";
   std::int64_t samples = 1000;
+  /// Chen's probes; absent: `samples`.
+  std::optional<std::int64_t> probes;
   std::uint64_t seed = 1;
   std::int64_t jobs = 0;
 };
@@ -43,17 +47,18 @@ std::string format_interval(const search::MeanEstimate& estimate) {
                      format_count(estimate.high));
 }
 
-/// Runs `estimate` with a progress bar of `samples` `what` and returns its result with the
+/// Runs `estimate` with a progress bar of `count` `what` and returns its result with the
 /// seconds it took.
 template <typename F>
-auto timed(const EstimateOptions& options, std::string_view what, F&& estimate) {
+auto timed(const EstimateOptions& options, std::int64_t count, std::string_view what,
+           F&& estimate) {
   const auto start = std::chrono::steady_clock::now();
   const auto seconds = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   search::Sampling sampling{options.seed, static_cast<std::size_t>(options.jobs), {}};
   auto result = [&] {
-    support::Progress progress(options.samples);
+    support::Progress progress(count);
     sampling.on_sample = [&](std::size_t done) {
       progress.update(static_cast<std::int64_t>(done),
                       fmt::format("{}, {:.1f} s", what, seconds()));
@@ -71,10 +76,12 @@ int run_estimate(const EstimateOptions& options) {
                options.method);
     return kExitUsage;
   }
-  if (options.samples <= 0) {
-    fmt::print(stderr, "sculpt estimate: --samples is {}, not a positive number\n",
-               options.samples);
-    return kExitUsage;
+  for (const auto& [name, count] : {std::pair{"--samples", options.samples},
+                                    std::pair{"--probes", options.probes.value_or(1)}}) {
+    if (count <= 0) {
+      fmt::print(stderr, "sculpt estimate: {} is {}, not a positive number\n", name, count);
+      return kExitUsage;
+    }
   }
   if (options.jobs < 0) {
     fmt::print(stderr, "sculpt estimate: --jobs is {}, not 0 (every hardware thread) or more\n",
@@ -93,9 +100,10 @@ int run_estimate(const EstimateOptions& options) {
   std::fflush(stdout);  // before the progress bar on stderr
   if (root->conflict()) fmt::print("the space is empty: {}\n", root->conflict()->to_string());
   const auto samples = static_cast<std::size_t>(options.samples);
+  const auto probes = static_cast<std::size_t>(options.probes.value_or(options.samples));
   if (knuth) {
     const auto [estimate, seconds] =
-        timed(options, "knuth descents", [&](const search::Sampling& sampling) {
+        timed(options, options.samples, "knuth descents", [&](const search::Sampling& sampling) {
           return search::knuth_estimate(*root, samples, sampling);
         });
     const search::Proportion& dead = estimate.dead_ends;
@@ -106,13 +114,13 @@ int run_estimate(const EstimateOptions& options) {
         estimate.mean_depth, seconds, static_cast<double>(samples) / seconds);
   }
   if (chen) {
-    const auto [estimate, seconds] =
-        timed(options, "chen probes", [&](const search::Sampling& sampling) {
-          return search::chen_estimate(*root, samples, sampling);
-        });
+    const auto [estimate, seconds] = timed(options, static_cast<std::int64_t>(probes),
+                                           "chen probes", [&](const search::Sampling& sampling) {
+                                             return search::chen_estimate(*root, probes, sampling);
+                                           });
     fmt::print("chen   {}, {} probes, {:.1f} nodes expanded per probe, {:.1f} s, {:.2f} probes/s\n",
-               format_interval(estimate.leaves), samples, estimate.mean_expanded, seconds,
-               static_cast<double>(samples) / seconds);
+               format_interval(estimate.leaves), probes, estimate.mean_expanded, seconds,
+               static_cast<double>(probes) / seconds);
   }
   return kExitOk;
 }
@@ -127,8 +135,10 @@ Command add_estimate_command(CLI::App& sculpt) {
   app->add_option("--size", options->size, "Problem size, e.g. 1024x1024x1024 (default sizes)");
   app->add_option("--method", options->method, "knuth, chen or both")->capture_default_str();
   app->add_option("--samples", options->samples,
-                  "Knuth descents and Chen probes, each (the paper took 100000 and 1000)")
+                  "Knuth descents, and Chen probes unless --probes (the paper took 100000 and "
+                  "1000)")
       ->capture_default_str();
+  app->add_option("--probes", options->probes, "Chen probes (default: --samples)");
   app->add_option("--seed", options->seed, "Seed of the random choices")->capture_default_str();
   app->add_option("--jobs,-j", options->jobs, "Threads drawing samples (0: every hardware thread)")
       ->capture_default_str();

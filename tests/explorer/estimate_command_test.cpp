@@ -1,6 +1,7 @@
 // `sculpt estimate`: the report of both methods on a small kernel, its determinism for a seed
 // whatever the number of threads, and the user errors (unknown kernel, malformed size, bad
-// method, no samples, negative jobs) that exit with the usage code and one message on stderr.
+// method, no samples or probes, negative jobs) that exit with the usage code and one message on
+// stderr.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,6 +28,14 @@ TEST(EstimateCommand, ReportsBothMethods) {
   EXPECT_NE(outcome.out.find("\nchen   "), std::string::npos) << outcome.out;
   EXPECT_NE(outcome.out.find("] 95%, 2 probes, "), std::string::npos) << outcome.out;
   EXPECT_TRUE(outcome.err.empty()) << outcome.err;
+}
+
+TEST(EstimateCommand, ProbesApartFromSamples) {
+  const Outcome outcome = run_estimate(
+      {"--kernel", "axpy", "--size", "1024", "--samples", "4", "--probes", "1", "--seed", "3"});
+  ASSERT_EQ(outcome.code, kExitOk) << outcome.err;
+  EXPECT_NE(outcome.out.find("] 95%, 4 samples, "), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.out.find("] 95%, 1 probes, "), std::string::npos) << outcome.out;
 }
 
 TEST(EstimateCommand, SameSeedSameReportOnAnyThreads) {
@@ -74,6 +83,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadEstimate{"NegativeSamples",
                     {"--kernel", "axpy", "--samples", "-3"},
                     "--samples is -3, not a positive number"},
+        BadEstimate{"ZeroProbes",
+                    {"--kernel", "axpy", "--probes", "0"},
+                    "--probes is 0, not a positive number"},
         BadEstimate{"NegativeJobs",
                     {"--kernel", "axpy", "--jobs", "-1"},
                     "--jobs is -1, not 0 (every hardware thread)"}),
