@@ -160,6 +160,10 @@ struct SupportTable {
   /// keep[i][index of the other domains, the first one in the high bits]: the values of
   /// pattern i supported by some values of those domains.
   std::vector<std::vector<std::uint64_t>> keep;
+  /// wake_classes[k][domain of pattern k]: two domains share a class when the tables keep the
+  /// same values of every other pattern with one as with the other, whatever the other
+  /// domains. Empty when every domain has its own class.
+  std::vector<std::vector<std::uint8_t>> wake_classes;
 };
 
 /// Index bits of one support table (the values of the other instances together).
@@ -993,7 +997,7 @@ class Generator {
         if (!enum_only) return std::nullopt;
       }
     }
-    SupportTable table{patterns_of(item), false, {}};
+    SupportTable table{patterns_of(item), false, {}, {}};
     const std::vector<Pattern>& ps = table.patterns;
     if (ps.size() < 2 || ps.size() > 3) return std::nullopt;
     std::size_t total_bits = 0;
@@ -1059,6 +1063,8 @@ class Generator {
       }
       table.keep.push_back(std::move(keep));
     }
+    for (std::size_t k = 0; k < ps.size(); ++k)
+      table.wake_classes.push_back(wake_classes(table, k));
     return table;
   }
 
@@ -1210,11 +1216,8 @@ class Generator {
     return "Origin{" + std::to_string(1 + constraint) + ", 0}";
   }
 
-  /// For each domain of pattern k of constraint i's support table, a class: two domains share
-  /// it when the tables keep the same values of every other pattern with one as with the
-  /// other, whatever the other domains. Empty when every domain has its own class.
-  std::vector<std::uint8_t> wake_classes(std::size_t i, std::size_t k) const {
-    const SupportTable& table = *supports_[i];
+  /// The wake classes of pattern k of `table` (see SupportTable::wake_classes).
+  std::vector<std::uint8_t> wake_classes(const SupportTable& table, std::size_t k) const {
     const std::vector<Pattern>& ps = table.patterns;
     const std::size_t domains = std::size_t{1} << num_values(ps[k].choice);
     // The rows of the tables that read pattern k's domain as `d`, in a fixed order.
@@ -1245,21 +1248,12 @@ class Generator {
     for (std::size_t i = 0; i < constraints_.size(); ++i) {
       if (!supports_[i]) continue;
       for (std::size_t k : woken_patterns(i)) {
-        const std::vector<std::uint8_t> classes = wake_classes(i, k);
+        const std::vector<std::uint8_t>& classes = supports_[i]->wake_classes[k];
         if (classes.empty()) continue;
         w.comment("Domains of " + pattern_text(constraints_[i], supports_[i]->patterns[k]) +
                   " whose support-table rows are the same share a class: a change within a");
         w.comment("class gives the other patterns nothing to lose.");
-        w.open("constexpr std::uint8_t " + wake_class_name(i, k) + "[" +
-               std::to_string(classes.size()) + "] =");
-        for (std::size_t j = 0; j < classes.size(); j += 16) {
-          std::string row;
-          for (std::size_t c = j; c < std::min(j + 16, classes.size()); ++c) {
-            row += std::to_string(classes[c]) + ",";
-          }
-          w.line(row);
-        }
-        w.close(";");
+        emit_array(w, "std::uint8_t", wake_class_name(i, k), classes);
       }
     }
   }
@@ -1281,6 +1275,21 @@ class Generator {
     w.close();
   }
 
+  /// `constexpr <type> <name>[] = {values};`, 16 values a line.
+  template <typename T>
+  static void emit_array(CodeWriter& w, const std::string& type, const std::string& name,
+                         const std::vector<T>& values) {
+    w.open("constexpr " + type + " " + name + "[" + std::to_string(values.size()) + "] =");
+    for (std::size_t k = 0; k < values.size(); k += 16) {
+      std::string row;
+      for (std::size_t j = k; j < std::min(k + 16, values.size()); ++j) {
+        row += std::to_string(values[j]) + ",";
+      }
+      w.line(row);
+    }
+    w.close(";");
+  }
+
   /// The tables of constraint `i`, at namespace scope.
   void emit_support_tables(CodeWriter& w, std::size_t i, const SupportTable& table) const {
     const Item& item = constraints_[i];
@@ -1289,16 +1298,7 @@ class Generator {
       std::string type = n <= 8 ? "std::uint8_t" : n <= 16 ? "std::uint16_t" : "std::uint32_t";
       w.comment("Values of " + pattern_text(item, table.patterns[p]) +
                 " supported by the domains of the others.");
-      w.open("constexpr " + type + " " + support_name(i, p) + "[" +
-             std::to_string(table.keep[p].size()) + "] =");
-      for (std::size_t k = 0; k < table.keep[p].size(); k += 16) {
-        std::string row;
-        for (std::size_t j = k; j < std::min(k + 16, table.keep[p].size()); ++j) {
-          row += std::to_string(table.keep[p][j]) + ",";
-        }
-        w.line(row);
-      }
-      w.close(";");
+      emit_array(w, type, support_name(i, p), table.keep[p]);
     }
   }
 
@@ -2604,7 +2604,7 @@ class Generator {
         auto ps = patterns_of(constraints_[i]);
         for (std::size_t k : woken_patterns(i)) {
           if (ps[k].choice == c) {
-            const bool classed = supports_[i] && !wake_classes(i, k).empty();
+            const bool classed = supports_[i] && !supports_[i]->wake_classes[k].empty();
             each("propagate_" + std::to_string(i) + "_on_" + cname(c) + "_" + std::to_string(k),
                  true, !symmetric(i), constraints_[i], ps[k], supports_[i].has_value(),
                  classed ? wake_class_name(i, k) : "");
