@@ -50,15 +50,14 @@ std::string format_interval(const search::MeanEstimate& estimate) {
 /// Runs `estimate` with a progress bar of `count` `what` and returns its result with the
 /// seconds it took.
 template <typename F>
-auto timed(const EstimateOptions& options, std::int64_t count, std::string_view what,
-           F&& estimate) {
+auto timed(const EstimateOptions& options, std::size_t count, std::string_view what, F&& estimate) {
   const auto start = std::chrono::steady_clock::now();
   const auto seconds = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   search::Sampling sampling{options.seed, static_cast<std::size_t>(options.jobs), {}};
   auto result = [&] {
-    support::Progress progress(count);
+    support::Progress progress(static_cast<std::int64_t>(count));
     sampling.on_sample = [&](std::size_t done) {
       progress.update(static_cast<std::int64_t>(done),
                       fmt::format("{}, {:.1f} s", what, seconds()));
@@ -76,8 +75,10 @@ int run_estimate(const EstimateOptions& options) {
                options.method);
     return kExitUsage;
   }
-  for (const auto& [name, count] : {std::pair{"--samples", options.samples},
-                                    std::pair{"--probes", options.probes.value_or(1)}}) {
+  // Without --probes, Chen takes as many as Knuth: --samples alone is checked.
+  const std::int64_t chen_probes = options.probes.value_or(options.samples);
+  for (const auto& [name, count] :
+       {std::pair{"--samples", options.samples}, std::pair{"--probes", chen_probes}}) {
     if (count <= 0) {
       fmt::print(stderr, "sculpt estimate: {} is {}, not a positive number\n", name, count);
       return kExitUsage;
@@ -100,10 +101,10 @@ int run_estimate(const EstimateOptions& options) {
   std::fflush(stdout);  // before the progress bar on stderr
   if (root->conflict()) fmt::print("the space is empty: {}\n", root->conflict()->to_string());
   const auto samples = static_cast<std::size_t>(options.samples);
-  const auto probes = static_cast<std::size_t>(options.probes.value_or(options.samples));
+  const auto probes = static_cast<std::size_t>(chen_probes);
   if (knuth) {
     const auto [estimate, seconds] =
-        timed(options, options.samples, "knuth descents", [&](const search::Sampling& sampling) {
+        timed(options, samples, "knuth descents", [&](const search::Sampling& sampling) {
           return search::knuth_estimate(*root, samples, sampling);
         });
     const search::Proportion& dead = estimate.dead_ends;
@@ -114,10 +115,10 @@ int run_estimate(const EstimateOptions& options) {
         estimate.mean_depth, seconds, static_cast<double>(samples) / seconds);
   }
   if (chen) {
-    const auto [estimate, seconds] = timed(options, static_cast<std::int64_t>(probes),
-                                           "chen probes", [&](const search::Sampling& sampling) {
-                                             return search::chen_estimate(*root, probes, sampling);
-                                           });
+    const auto [estimate, seconds] =
+        timed(options, probes, "chen probes", [&](const search::Sampling& sampling) {
+          return search::chen_estimate(*root, probes, sampling);
+        });
     fmt::print("chen   {}, {} probes, {:.1f} nodes expanded per probe, {:.1f} s, {:.2f} probes/s\n",
                format_interval(estimate.leaves), probes, estimate.mean_expanded, seconds,
                static_cast<double>(probes) / seconds);
