@@ -104,6 +104,8 @@ struct Item {
   std::vector<std::vector<Condition>> clauses;
   std::vector<VarId> value_vars;  // counters: the variables their value reads
   bool reads_all = false;         // its code uses every variable (triggers, argument tuples)
+  /// Constraints, by clause: whether posting the clause settles it for good (wakes skip it).
+  std::vector<bool> settled = {};
 };
 
 /// A choice read with given variables: the unit that wakes propagators.
@@ -370,7 +372,12 @@ class Generator {
         }
       }
     }
-    for (const Item& item : constraints_) supports_.push_back(support_table(item));
+    for (Item& item : constraints_) {
+      supports_.push_back(support_table(item));
+      for (const auto& clause : item.clauses) {
+        item.settled.push_back(!supports_.back() && settled_when_posted(clause));
+      }
+    }
     // Origins: 0 is the search's action, then constraints, counters, quotients.
     origins_.push_back({"action", ""});
     for (std::size_t i = 0; i < m_.constraints.size(); ++i) {
@@ -1085,8 +1092,32 @@ class Generator {
     return std::nullopt;
   }
 
-  /// The patterns of constraint `i` whose changes wake a propagator: all of them, or, for a
-  /// symmetric support table, the first of each choice (the others are permutations of it).
+  /// A clause whose only choice condition is an enum `is` (the others are static): posting
+  /// restricts that instance to the values the clause allows and, since domains only shrink,
+  /// no later change can make the clause fail or force anything.
+  static bool settled_when_posted(const std::vector<Condition>& clause) {
+    std::size_t reads = 0;
+    bool enum_is = false;
+    for (const Condition& cond : clause) {
+      if (cond.kind == Kind::Code || cond.kind == Kind::Constant) continue;
+      ++reads;
+      enum_is = cond.kind == Kind::Is;
+    }
+    return reads == 1 && enum_is;
+  }
+  /// The clauses of constraint `i` a change of pattern `k` wakes: those that read it and that
+  /// posting did not settle.
+  std::vector<std::size_t> woken_clauses(std::size_t i, const Pattern& p) const {
+    const Item& item = constraints_[i];
+    std::vector<std::size_t> out;
+    for (std::size_t c = 0; c < item.clauses.size(); ++c) {
+      if (!item.settled[c] && clause_has(item.clauses[c], p)) out.push_back(c);
+    }
+    return out;
+  }
+  /// The patterns of constraint `i` whose changes wake a propagator: those some unsettled
+  /// clause reads or, for a symmetric support table, the first of each choice (the others are
+  /// permutations of it).
   std::vector<std::size_t> woken_patterns(std::size_t i) const {
     std::vector<Pattern> ps = patterns_of(constraints_[i]);
     std::vector<std::size_t> out;
@@ -1094,20 +1125,22 @@ class Generator {
       bool first_of_choice =
           std::none_of(ps.begin(), ps.begin() + static_cast<std::ptrdiff_t>(k),
                        [&](const Pattern& p) { return p.choice == ps[k].choice; });
-      if (!symmetric(i) || first_of_choice) out.push_back(k);
+      if (symmetric(i) ? first_of_choice : !woken_clauses(i, ps[k]).empty()) out.push_back(k);
     }
     return out;
   }
   /// The guard (`if (...) `, or nothing) of a wake-up through pattern `p` of `item`, read with
   /// its arguments swapped when `flipped`. A propagator that reads the instance only through
-  /// `is` conditions learns nothing from a change that settles none of them; one that reads its
-  /// whole domain (a comparison of choices, a support table) is always woken.
+  /// `is` conditions learns nothing from a change that settles none of them (clauses settled
+  /// when posted aside); one that reads its whole domain (a comparison of choices, a support
+  /// table) is always woken.
   std::string wake_guard(const Item& item, const Pattern& p, bool flipped,
                          bool reads_domains) const {
     if (reads_domains || !is_enum(p.choice)) return "";
     std::vector<ValueSet> masks;
-    for (const auto& clause : item.clauses) {
-      for (const Condition& cond : clause) {
+    for (std::size_t c = 0; c < item.clauses.size(); ++c) {
+      if (!item.settled.empty() && item.settled[c]) continue;
+      for (const Condition& cond : item.clauses[c]) {
         for (const ChoiceInstance* ci : {&cond.lhs, &cond.rhs}) {
           if (!uses_choice(cond, ci) || Pattern{ci->choice, ci->args} != p) continue;
           if (cond.kind != Kind::Is) return "";
@@ -2834,10 +2867,7 @@ class Generator {
         w.line();
         continue;
       }
-      std::vector<std::size_t> reading;
-      for (std::size_t c = 0; c < item.clauses.size(); ++c) {
-        if (clause_has(item.clauses[c], ps[k])) reading.push_back(c);
-      }
+      const std::vector<std::size_t> reading = woken_clauses(i, ps[k]);
       emit_checks(scope, needs, reading, k);
       w.line("return Status::Ok;");
       w.close();
