@@ -2912,11 +2912,12 @@ class Generator {
     w.line("ObjectId last = 0;");
     w.open("for (const ObjectId y : members(" + set_id(elem) + "))");
     w.line("if (y >= x) break;");
-    w.line("const Truth cy = " + cond_truth("y") + ";");
-    w.line("if (cy == Truth::False) continue;");
+    // Most members cannot be equivalent to x: read the equivalence first.
     w.line("const Truth e = truth_is(get_" + eq + "(y, x), " +
            mask(q.equivalence, q.equivalence_values) + ");");
     w.line("if (e == Truth::False) continue;");
+    w.line("const Truth cy = " + cond_truth("y") + ";");
+    w.line("if (cy == Truth::False) continue;");
     w.line("if (cy == Truth::True && e == Truth::True) return restrict_" + repr + "(" +
            params_args + "x, " + mask(q.repr_choice, f) + ", " + origin + ");");
     w.line("++possible;");
