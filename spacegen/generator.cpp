@@ -1779,6 +1779,7 @@ class Generator {
     w.line("#include <memory>");
     w.line("#include <vector>");
     w.line();
+    if (hoists_peers()) w.line("#include <boost/container/small_vector.hpp>");
     for (const std::string& h : o_.headers) w.line("#include \"" + h + "\"");
     w.line("#include \"domains.h\"");
     w.line("#include \"spacegen/runtime/candidate.h\"");
@@ -1932,7 +1933,17 @@ class Generator {
                std::to_string(k) + "(const ObjectId* ids);");
       }
     }
+    if (hoists_peers()) {
+      w.line("/// Members that may be equivalent to an element (most elements have few).");
+      w.line("using Peers = boost::container::small_vector<ObjectId, 64>;");
+    }
     for (std::size_t q = 0; q < quotients_.size(); ++q) {
+      if (m_.quotients[q].vars.size() > 1) {
+        w.line("Peers quotient_" + std::to_string(q) + "_peers(ObjectId x) const;");
+      }
+      w.line("template <typename Members>");
+      w.line("Status quotient_" + std::to_string(q) +
+             "_check_among(const ObjectId* params, ObjectId x, const Members& ys);");
       w.line("Status quotient_" + std::to_string(q) +
              "_check(const ObjectId* params, ObjectId x);");
       w.line("Status quotient_" + std::to_string(q) +
@@ -2875,6 +2886,13 @@ class Generator {
     }
   }
 
+  /// Whether a quotient has parameters: a check of x under each of them reads the same peers
+  /// of x, which `quotient_<q>_at` reads once.
+  bool hoists_peers() const {
+    return std::any_of(m_.quotients.begin(), m_.quotients.end(),
+                       [](const spacedsl::Quotient& q) { return q.vars.size() > 1; });
+  }
+
   /// Quotient q: repr(params, x) is TRUE exactly for the lowest-id member x of each class of
   /// members satisfying the condition.
   void emit_quotient(CodeWriter& w, std::size_t qi) const {
@@ -2903,16 +2921,38 @@ class Generator {
     };
     w.comment("Quotient " + m_.sets[q.set].name + " (" + loc_string(q.loc) + "): is " + repr +
               "(..., x) the representative of x's class?");
+    if (np != 0) {
+      w.comment("The members below x that " + eq +
+                " may still make equivalent to x: the only ones");
+      w.comment("x's check reads under any parameters (they only get fewer).");
+      w.open("Candidate::Peers Candidate::quotient_" + n + "_peers(ObjectId x) const");
+      w.line("Peers peers;");
+      w.open("for (const ObjectId y : members(" + set_id(elem) + "))");
+      w.line("if (y >= x) break;");
+      w.line("if (truth_is(get_" + eq + "(y, x), " + mask(q.equivalence, q.equivalence_values) +
+             ") != Truth::False) peers.push_back(y);");
+      w.close();
+      w.line("return peers;");
+      w.close();
+      w.line();
+    }
     w.open("Status Candidate::quotient_" + n + "_check(const ObjectId* params, ObjectId x)");
+    w.line("return quotient_" + n + "_check_among(params, x, members(" + set_id(elem) + "));");
+    w.close();
+    w.line();
+    w.comment("The check of x reading the members `ys` (in increasing order, a superset of its");
+    w.comment("peers).");
+    w.line("template <typename Members>");
+    w.open("Status Candidate::quotient_" + n +
+           "_check_among(const ObjectId* params, ObjectId x, const Members& ys)");
     w.line("(void)params;");
     w.line("const Truth cx = " + cond_truth("x") + ";");
     w.line("if (cx == Truth::False) return restrict_" + repr + "(" + params_args + "x, " +
            mask(q.repr_choice, f) + ", " + origin + ");");
     w.line("int possible = 0;");
     w.line("ObjectId last = 0;");
-    w.open("for (const ObjectId y : members(" + set_id(elem) + "))");
+    w.open("for (const ObjectId y : ys)");
     w.line("if (y >= x) break;");
-    // Most members cannot be equivalent to x: read the equivalence first.
     w.line("const Truth e = truth_is(get_" + eq + "(y, x), " +
            mask(q.equivalence, q.equivalence_values) + ");");
     w.line("if (e == Truth::False) continue;");
@@ -2932,7 +2972,7 @@ class Generator {
       for (std::size_t p = 0; p < np; ++p) scope.names[p] = "params[" + std::to_string(p) + "]";
       scope.names[xv] = "x";
       for (const auto& cond : item.clauses[0]) enforce(w, cond, scope, origin);
-      w.open("for (const ObjectId y : members(" + set_id(elem) + "))");
+      w.open("for (const ObjectId y : ys)");
       w.line("if (y >= x) break;");
       w.line("if (" + cond_truth("y") + " != Truth::True) continue;");
       w.line(check("restrict_" + eq + "(y, x, " +
@@ -2991,10 +3031,15 @@ class Generator {
     w.line("return Status::Ok;");
     w.close();
     w.line();
-    w.comment("Checks x under every parameter tuple.");
+    w.comment(np == 0 ? "Checks x." : "Checks x under every parameter tuple; its peers are read once for all.");
     w.open("Status Candidate::quotient_" + n + "_at(ObjectId x)");
     w.line("if (!is_member(" + set_id(elem) + ", x)) return Status::Ok;");
-    for_each_params("quotient_" + n + "_check(params, x)");
+    if (np == 0) {
+      for_each_params("quotient_" + n + "_check(params, x)");
+    } else {
+      w.line("const Peers peers = quotient_" + n + "_peers(x);");
+      for_each_params("quotient_" + n + "_check_among(params, x, peers)");
+    }
     w.line("return Status::Ok;");
     w.close();
     w.line();
