@@ -1539,9 +1539,9 @@ class Generator {
   /// Emits, for every tuple of `scope`, the check of each clause in `clauses`: a conflict when
   /// every condition is false, the last one forced when all others are. The instances the
   /// clauses read are read once per tuple into locals (again after each restriction); a
-  /// condition is evaluated as soon as its variables are bound, and when it certainly holds,
-  /// its clause is skipped for every tuple that extends the bound ones (domains only shrink, so
-  /// it keeps holding).
+  /// condition is evaluated as soon as its variables are bound (cached host filters before any
+  /// domain is read), and when it certainly holds, its clause is skipped for every tuple that
+  /// extends the bound ones (domains only shrink, so it keeps holding).
   void emit_clauses(CodeWriter& w, const Item& item, const std::vector<std::size_t>& clauses,
                     Scope& scope, const std::vector<bool>& needs_membership,
                     const std::function<std::string(std::size_t)>& origin) const {
@@ -1599,19 +1599,16 @@ class Generator {
         scope.objects[v] = "obj_" + item.vars[v].name;
       }
     };
-    auto level = [&](const std::vector<bool>& ready, bool in_loop) {
-      declare_ready_locals(w, patterns, ready, scope, declared, locals);
-      // The innermost level is the body's: nothing is left to skip there.
-      if (std::all_of(ready.begin(), ready.end(), [](bool r) { return r; })) {
-        fetch_objects(ready);
-        return;
-      }
+    // Flags the clauses that conditions over the bound variables satisfy (only cached host
+    // filters when `filters_only`), and skips the level when all are.
+    auto hoist = [&](const std::vector<bool>& ready, bool in_loop, bool filters_only) {
       std::string level_name = std::to_string(level_count++);
       bool any_new = false;
       for (Active& a : active) {
         std::string holds;
         for (std::size_t j = 0; j < a.conds.size(); ++j) {
           if (a.hoisted[j] || !all_bound(condition_vars(*a.conds[j], item), ready)) continue;
+          if (filters_only && !cached(*a.conds[j])) continue;
           a.hoisted[j] = true;
           std::string expr = a.conds[j]->kind == Kind::Code
                                  ? static_code(*a.conds[j], scope)
@@ -1632,6 +1629,17 @@ class Generator {
         for (const Active& a : active) all_done += (all_done.empty() ? "" : " && ") + a.done;
         w.line("if (" + all_done + ") " + (in_loop ? "continue;" : "return Status::Ok;"));
       }
+    };
+    auto level = [&](const std::vector<bool>& ready, bool in_loop) {
+      // Filters first: a tuple they satisfy reads no domain.
+      hoist(ready, in_loop, true);
+      declare_ready_locals(w, patterns, ready, scope, declared, locals);
+      // The innermost level is the body's: the other conditions are checked there.
+      if (std::all_of(ready.begin(), ready.end(), [](bool r) { return r; })) {
+        fetch_objects(ready);
+        return;
+      }
+      hoist(ready, in_loop, false);
       fetch_objects(ready);
     };
     emit_scope(
