@@ -1413,6 +1413,17 @@ class Generator {
   }
 
   /// A wake-up through pattern k of a triangle (see triangle_shape): every z at once.
+  /// Whether a change of choice `c` wakes a triangle scan, whose rows its stores keep current.
+  bool scanned_as_triangle(ChoiceId c) const {
+    for (std::size_t i = 0; i < constraints_.size(); ++i) {
+      const std::vector<Pattern> ps = patterns_of(constraints_[i]);
+      for (std::size_t k : woken_patterns(i)) {
+        if (ps[k].choice == c && triangle_shape(i, k)) return true;
+      }
+    }
+    return false;
+  }
+
   void emit_triangle(CodeWriter& w, std::size_t i, std::size_t k, const TriangleShape& shape,
                      Scope& scope) const {
     const std::vector<Pattern>& ps = supports_[i]->patterns;
@@ -2087,6 +2098,7 @@ class Generator {
     w.line("#include <algorithm>");
     w.line();
     w.line("#include \"space.h\"");
+    w.line("#include \"spacegen/runtime/triangle.h\"");
     w.line("#include \"support/check.h\"");
     w.line();
     w.line("namespace " + o_.ns + " {");
@@ -2485,6 +2497,11 @@ class Generator {
           w.line("const ValueSet now = old & values;");
           w.line("if (now == old) return Status::Ok;");
           w.line("store<" + type + ">(slot, static_cast<" + type + ">(now));");
+          if (scanned_as_triangle(c)) {
+            w.line("note_triangle_store<" + std::to_string(num_values(c)) + ">(slots(" + id +
+                   "), a0, a1, now, " + (antisymmetric(c) ? "flip_" + name + "(now)" : "now") +
+                   ");");
+          }
           w.open("if (now == 0)");
           w.line("const ObjectId ids[] = {" + (n ? id_list(n) : std::string("0")) + "};");
           w.line("return fail(origin, " + id + ", ids);");
@@ -3039,7 +3056,8 @@ class Generator {
     w.line("return Status::Ok;");
     w.close();
     w.line();
-    w.comment(np == 0 ? "Checks x." : "Checks x under every parameter tuple; its peers are read once for all.");
+    w.comment(np == 0 ? "Checks x."
+                      : "Checks x under every parameter tuple; its peers are read once for all.");
     w.open("Status Candidate::quotient_" + n + "_at(ObjectId x)");
     w.line("if (!is_member(" + set_id(elem) + ", x)) return Status::Ok;");
     if (np == 0) {

@@ -156,13 +156,77 @@ ValueSet lane_domain(const Planes<N>& planes, std::size_t lane) {
   return out;
 }
 
+/// Bumped when the rows read so far may no longer match the block: at the start of each
+/// propagation and when the block is laid out again.
+inline thread_local std::uint64_t t_row_generation = 1;
+
+/// The rows of one triangular choice (over at most 64 objects) read during this thread's
+/// current propagation. Most scans read a row an earlier scan read, and every store to the
+/// choice updates the two rows it touches, so a row is gathered once per propagation.
+template <std::size_t N>
+struct RowCache {
+  std::uint64_t generation = 0;
+  const unsigned char* slots = nullptr;
+  /// Per row, the lanes gathered (none: not read yet).
+  std::array<std::uint64_t, 64> read{};
+  std::array<Planes<N>, 64> rows{};
+};
+
+template <std::size_t N>
+inline thread_local RowCache<N> t_rows;
+
+/// This thread's rows of the choice stored at `slots`, if they are still current.
+template <std::size_t N>
+RowCache<N>* current_rows(const unsigned char* slots) {
+  RowCache<N>& cache = t_rows<N>;
+  return cache.generation == t_row_generation && cache.slots == slots ? &cache : nullptr;
+}
+
+/// The planes of c(w, z) for the lanes z of `lanes` (w excluded), from the cache when it read
+/// them.
+template <std::size_t N>
+Planes<N> cached_row(RowCache<N>& cache, const Triangle<N>& t, const unsigned char* slots,
+                     ObjectId w, std::uint64_t lanes) {
+  if ((lanes & ~cache.read[w]) != 0) {
+    cache.rows[w] = row_planes(t, slots, w, 0, lanes);
+    cache.read[w] = lanes;
+  }
+  return cache.rows[w];
+}
+
+template <std::size_t N>
+void set_lane(Planes<N>& planes, ObjectId lane, ValueSet domain) {
+  const std::uint64_t bit = std::uint64_t{1} << lane;
+  SCULPT_UNROLL
+  for (std::size_t u = 0; u < N; ++u) {
+    planes[u] = (planes[u] & ~bit) | (((domain >> u) & 1) << lane);
+  }
+}
+
 }  // namespace triangle_detail
+
+/// Forgets the rows read so far: the next scans gather them again.
+inline void forget_triangle_rows() { ++triangle_detail::t_row_generation; }
+
+/// Keeps the rows read during this propagation in step with the store of `now` into c(lo, hi)
+/// (`flipped`: the same as c(hi, lo)).
+template <std::size_t N>
+void note_triangle_store(const unsigned char* slots, ObjectId lo, ObjectId hi, ValueSet now,
+                         ValueSet flipped) {
+  using namespace triangle_detail;
+  RowCache<N>* cache = current_rows<N>(slots);
+  if (cache == nullptr || hi >= 64) return;
+  if (cache->read[lo] != 0) set_lane(cache->rows[lo], hi, now);
+  if (cache->read[hi] != 0) set_lane(cache->rows[hi], lo, flipped);
+}
 
 /// Propagates the change of c(x, y), whose domain is now `edge`, to every triangle through the
 /// objects z of `members` other than x and y: calls narrow(z, keep0, keep1) for each z where a
 /// side loses values, with the values each side keeps (in its own argument order; 0: none), in
 /// increasing z, and stops at the first status other than Ok. Each z reads the domains as they
-/// were before any narrowing, as the one-z-at-a-time loop does for its own z.
+/// were before any narrowing, as the one-z-at-a-time loop does for its own z. Over at most 64
+/// objects the rows of x and y come from this thread's cache: every store to the choice since
+/// the last forget_triangle_rows() must have been told through note_triangle_store.
 template <std::size_t N, typename Narrow>
 Status scan_triangle(const Triangle<N>& t, const unsigned char* slots,
                      std::span<const std::uint64_t> members, ObjectId x, ObjectId y, ValueSet edge,
@@ -175,8 +239,22 @@ Status scan_triangle(const Triangle<N>& t, const unsigned char* slots,
       if (end >= base && end < base + 64) lanes &= ~(std::uint64_t{1} << (end - base));
     }
     if (lanes == 0) continue;
-    const Planes<N> row_x = row_planes(t, slots, x, base, lanes);
-    const Planes<N> row_y = row_planes(t, slots, y, base, lanes);
+    Planes<N> row_x;
+    Planes<N> row_y;
+    if (members.size() == 1) {
+      // Whole rows (the other end included) serve every later scan through x or y.
+      RowCache<N>& cache = t_rows<N>;
+      if (current_rows<N>(slots) == nullptr) {
+        cache.generation = t_row_generation;
+        cache.slots = slots;
+        cache.read.fill(0);
+      }
+      row_x = cached_row(cache, t, slots, x, members[0] & ~(std::uint64_t{1} << x));
+      row_y = cached_row(cache, t, slots, y, members[0] & ~(std::uint64_t{1} << y));
+    } else {
+      row_x = row_planes(t, slots, x, base, lanes);
+      row_y = row_planes(t, slots, y, base, lanes);
+    }
     const Planes<N> side0 = t.sides[0].flipped ? flip(t, row_x) : row_x;
     const Planes<N> side1 = t.sides[1].flipped ? flip(t, row_y) : row_y;
     const Planes<N> keep0 = kept(t.sides[0], edge, side0, side1);

@@ -1,6 +1,6 @@
 // The bit-parallel triangle scan (spacegen/runtime/triangle.h) against the one-object-at-a-time
-// reading of the same support tables, on random relations, domains and member sets spanning
-// several words, for every argument order of the sides.
+// reading of the same support tables, on random relations, domains and member sets of one word
+// (rows cached between scans) and of several, for every argument order of the sides.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -73,46 +73,87 @@ struct Narrowing {
   friend bool operator==(const Narrowing&, const Narrowing&) = default;
 };
 
+/// Random member sets over `num_objects` objects.
+std::vector<std::uint64_t> random_members(std::mt19937& rng, std::size_t num_objects) {
+  std::vector<std::uint64_t> members((num_objects + 63) / 64);
+  for (ObjectId z = 0; z < num_objects; ++z) {
+    if (rng() % 4 != 0) members[z / 64] |= std::uint64_t{1} << (z % 64);
+  }
+  return members;
+}
+
+/// Scans the change of c(x, y) to `edge` (random) and expects what the scalar reading narrows.
+void expect_scan_matches_scalar(std::mt19937& rng, const Tables& tables, const Triangle<kValues>& t,
+                                const Relation& c, const std::vector<std::uint64_t>& members,
+                                std::size_t num_objects) {
+  const auto x = static_cast<ObjectId>(rng() % num_objects);
+  auto y = static_cast<ObjectId>(rng() % num_objects);
+  if (y == x) y = static_cast<ObjectId>((x + 1) % num_objects);
+  const ValueSet edge = random_domain(rng);
+  const bool flipped0 = t.sides[0].flipped;
+  const bool flipped1 = t.sides[1].flipped;
+  std::vector<Narrowing> expected;
+  for (ObjectId z = 0; z < num_objects; ++z) {
+    if (z == x || z == y || !((members[z / 64] >> (z % 64)) & 1)) continue;
+    const ValueSet d0 = flipped0 ? c.get(z, x) : c.get(x, z);
+    const ValueSet d1 = flipped1 ? c.get(z, y) : c.get(y, z);
+    const ValueSet k0 = d0 & tables.keep0[(edge << kValues) | d1];
+    const ValueSet k1 = d1 & tables.keep1[(edge << kValues) | d0];
+    if (k0 != d0 || k1 != d1) expected.push_back({z, k0, k1});
+  }
+  std::vector<Narrowing> seen;
+  const Status s = scan_triangle(t, c.slots.data(), members, x, y, edge,
+                                 [&](ObjectId z, ValueSet k0, ValueSet k1) {
+                                   seen.push_back({z, k0, k1});
+                                   return Status::Ok;
+                                 });
+  EXPECT_EQ(s, Status::Ok);
+  ASSERT_EQ(seen.size(), expected.size()) << "x " << x << ", y " << y;
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i], expected[i]) << "narrowing " << i << " of z " << expected[i].z;
+  }
+}
+
+// Sets of up to 64 objects read rows cached since the last forget_triangle_rows(); larger
+// ones gather them at every scan.
 TEST(SpacegenTriangle, ScanNarrowsWhatTheScalarReadingNarrows) {
   std::mt19937 rng(7);
-  for (int round = 0; round < 200; ++round) {
-    SCOPED_TRACE("round " + std::to_string(round));
-    const Tables tables = random_tables(rng);
-    const bool flipped0 = round % 2 == 1;
-    const bool flipped1 = round % 4 >= 2;
-    const Triangle<kValues> t{kInvolution,
-                              {{{tables.keep0.data(), kValues, 0, flipped0},
-                                {tables.keep1.data(), kValues, 0, flipped1}}}};
-    Relation c;
-    for (unsigned char& d : c.slots) d = static_cast<unsigned char>(random_domain(rng));
-    std::vector<std::uint64_t> members((kObjects + 63) / 64);
-    for (ObjectId z = 0; z < kObjects; ++z) {
-      if (rng() % 4 != 0) members[z / 64] |= std::uint64_t{1} << (z % 64);
+  for (const std::size_t num_objects : {kObjects, std::size_t{60}}) {
+    for (int round = 0; round < 200; ++round) {
+      SCOPED_TRACE(std::to_string(num_objects) + " objects, round " + std::to_string(round));
+      forget_triangle_rows();  // a new relation, perhaps at the address of the last one
+      const Tables tables = random_tables(rng);
+      const Triangle<kValues> t{kInvolution,
+                                {{{tables.keep0.data(), kValues, 0, round % 2 == 1},
+                                  {tables.keep1.data(), kValues, 0, round % 4 >= 2}}}};
+      Relation c;
+      for (unsigned char& d : c.slots) d = static_cast<unsigned char>(random_domain(rng));
+      expect_scan_matches_scalar(rng, tables, t, c, random_members(rng, num_objects), num_objects);
     }
-    const auto x = static_cast<ObjectId>(rng() % kObjects);
-    auto y = static_cast<ObjectId>(rng() % kObjects);
-    if (y == x) y = (x + 1) % kObjects;
-    const ValueSet edge = random_domain(rng);
+  }
+}
 
-    std::vector<Narrowing> expected;
-    for (ObjectId z = 0; z < kObjects; ++z) {
-      if (z == x || z == y || !((members[z / 64] >> (z % 64)) & 1)) continue;
-      const ValueSet d0 = flipped0 ? c.get(z, x) : c.get(x, z);
-      const ValueSet d1 = flipped1 ? c.get(z, y) : c.get(y, z);
-      const ValueSet k0 = d0 & tables.keep0[(edge << kValues) | d1];
-      const ValueSet k1 = d1 & tables.keep1[(edge << kValues) | d0];
-      if (k0 != d0 || k1 != d1) expected.push_back({z, k0, k1});
-    }
-    std::vector<Narrowing> seen;
-    const Status s = scan_triangle(t, c.slots.data(), members, x, y, edge,
-                                   [&](ObjectId z, ValueSet k0, ValueSet k1) {
-                                     seen.push_back({z, k0, k1});
-                                     return Status::Ok;
-                                   });
-    EXPECT_EQ(s, Status::Ok);
-    ASSERT_EQ(seen.size(), expected.size());
-    for (std::size_t i = 0; i < seen.size(); ++i) {
-      EXPECT_EQ(seen[i], expected[i]) << "narrowing " << i << " of z " << expected[i].z;
+// Between scans, stores to the relation reach the cached rows through note_triangle_store.
+TEST(SpacegenTriangle, CachedRowsFollowTheStoresTheyAreTold) {
+  std::mt19937 rng(11);
+  constexpr std::size_t kFew = 60;
+  const Tables tables = random_tables(rng);
+  const Triangle<kValues> t{
+      kInvolution,
+      {{{tables.keep0.data(), kValues, 0, false}, {tables.keep1.data(), kValues, 0, true}}}};
+  Relation c;
+  for (unsigned char& d : c.slots) d = static_cast<unsigned char>(random_domain(rng));
+  const std::vector<std::uint64_t> members = random_members(rng, kFew);
+  forget_triangle_rows();
+  for (int round = 0; round < 300; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    expect_scan_matches_scalar(rng, tables, t, c, members, kFew);
+    for (int store = 0; store < 20; ++store) {
+      const auto hi = static_cast<ObjectId>(1 + rng() % (kFew - 1));
+      const auto lo = static_cast<ObjectId>(rng() % hi);
+      const ValueSet now = random_domain(rng);
+      c.slots[std::size_t{hi} * (hi - 1) / 2 + lo] = static_cast<unsigned char>(now);
+      note_triangle_store<kValues>(c.slots.data(), lo, hi, now, flip(now));
     }
   }
 }
