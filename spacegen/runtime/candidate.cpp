@@ -18,6 +18,9 @@ struct QueueStamps {
 };
 thread_local QueueStamps t_stamps;
 
+/// Instances a propagation queues at once: most need fewer.
+constexpr std::size_t kQueueReserve = 128;
+
 /// Whether a stored enum or integer domain has more than one value left.
 bool more_than_one(const unsigned char* slot, std::size_t stride) {
   bool one = false;
@@ -172,7 +175,11 @@ void CandidateBase::enqueue(std::uint32_t choice, std::size_t index,
                             const std::array<ObjectId, kMaxArity>& ids, ValueSet old) {
   std::size_t slot = layout_->choices[choice].first_instance + index;
   if (t_stamps.stamp.size() < layout_->instances) t_stamps.stamp.resize(layout_->instances, 0);
-  if (queue_.empty()) queue_epoch_ = t_stamps.next_epoch++;
+  if (queue_.empty()) {
+    queue_epoch_ = t_stamps.next_epoch++;
+    // One allocation per propagation rather than one per doubling.
+    if (queue_.capacity() == 0) queue_.reserve(kQueueReserve);
+  }
   if (t_stamps.stamp[slot] == queue_epoch_) return;
   t_stamps.stamp[slot] = queue_epoch_;
   queue_.push_back({choice, index, ids, old});
@@ -182,7 +189,7 @@ void CandidateBase::clear_queue() {
   for (const QueuedInstance& q : queue_) {
     t_stamps.stamp[layout_->choices[q.choice].first_instance + q.index] = 0;
   }
-  queue_.clear();
+  queue_ = {};
   pending_triggers_.clear();
 }
 
@@ -232,7 +239,11 @@ Status CandidateBase::propagate() {
       }
     }
     queue_.clear();
-    if (pending_triggers_.empty()) return Status::Ok;
+    if (pending_triggers_.empty()) {
+      // A candidate at rest keeps no queue.
+      queue_ = {};
+      return Status::Ok;
+    }
     // Lowerings run once the domains are stable; they only add objects, so their order
     // does not matter (triggers must commute).
     std::vector<PendingTrigger> fired;
