@@ -151,9 +151,14 @@ void CandidateBase::make_room_for_members() {
   for (std::size_t c = 0; c < from.choices.size(); ++c) {
     const ChoiceLayout& a = from.choices[c];
     const ChoiceLayout& b = to->choices[c];
-    for (std::size_t i = 0; i < a.count; ++i) {
+    // The last argument varies fastest: the instances over its old slots stay contiguous (all
+    // of them when the index does not depend on the caps).
+    const std::size_t run = a.count == 0 || a.stride != b.stride ? 1
+                            : a.triangular || a.arity <= 1       ? a.count
+                                                                 : a.caps[a.arity - 1];
+    for (std::size_t i = 0; i < a.count; i += run) {
       std::memcpy(raw + b.offset + from.index_in(*to, c, i) * b.stride,
-                  bytes() + a.offset + i * a.stride, a.stride);
+                  bytes() + a.offset + i * a.stride, run * a.stride);
     }
   }
   if (!from.trigger_offset.empty()) {
