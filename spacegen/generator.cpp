@@ -1412,7 +1412,6 @@ class Generator {
     return shape;
   }
 
-  /// A wake-up through pattern k of a triangle (see triangle_shape): every z at once.
   /// Whether a change of choice `c` wakes a triangle scan, whose rows its stores keep current.
   bool scanned_as_triangle(ChoiceId c) const {
     for (std::size_t i = 0; i < constraints_.size(); ++i) {
@@ -1424,6 +1423,7 @@ class Generator {
     return false;
   }
 
+  /// A wake-up through pattern k of a triangle (see triangle_shape): every z at once.
   void emit_triangle(CodeWriter& w, std::size_t i, std::size_t k, const TriangleShape& shape,
                      Scope& scope) const {
     const std::vector<Pattern>& ps = supports_[i]->patterns;
@@ -1957,7 +1957,7 @@ class Generator {
       w.line("using Peers = boost::container::small_vector<ObjectId, 64>;");
     }
     for (std::size_t q = 0; q < quotients_.size(); ++q) {
-      if (m_.quotients[q].vars.size() > 1) {
+      if (hoists_peers(q)) {
         w.line("Peers quotient_" + std::to_string(q) + "_peers(ObjectId x) const;");
       }
       w.line("template <typename Members>");
@@ -2911,11 +2911,14 @@ class Generator {
     }
   }
 
-  /// Whether a quotient has parameters: a check of x under each of them reads the same peers
+  /// Whether quotient q has parameters: the checks of x under each of them read the same peers
   /// of x, which `quotient_<q>_at` reads once.
+  bool hoists_peers(std::size_t q) const { return m_.quotients[q].vars.size() > 1; }
   bool hoists_peers() const {
-    return std::any_of(m_.quotients.begin(), m_.quotients.end(),
-                       [](const spacedsl::Quotient& q) { return q.vars.size() > 1; });
+    for (std::size_t q = 0; q < m_.quotients.size(); ++q) {
+      if (hoists_peers(q)) return true;
+    }
+    return false;
   }
 
   /// Quotient q: repr(params, x) is TRUE exactly for the lowest-id member x of each class of
@@ -2946,7 +2949,7 @@ class Generator {
     };
     w.comment("Quotient " + m_.sets[q.set].name + " (" + loc_string(q.loc) + "): is " + repr +
               "(..., x) the representative of x's class?");
-    if (np != 0) {
+    if (hoists_peers(qi)) {
       w.comment("The members below x that " + eq +
                 " may still make equivalent to x: the only ones");
       w.comment("x's check reads under any parameters (they only get fewer).");
@@ -3056,15 +3059,16 @@ class Generator {
     w.line("return Status::Ok;");
     w.close();
     w.line();
-    w.comment(np == 0 ? "Checks x."
-                      : "Checks x under every parameter tuple; its peers are read once for all.");
+    w.comment(hoists_peers(qi)
+                  ? "Checks x under every parameter tuple; its peers are read once for all."
+                  : "Checks x.");
     w.open("Status Candidate::quotient_" + n + "_at(ObjectId x)");
     w.line("if (!is_member(" + set_id(elem) + ", x)) return Status::Ok;");
-    if (np == 0) {
-      for_each_params("quotient_" + n + "_check(params, x)");
-    } else {
+    if (hoists_peers(qi)) {
       w.line("const Peers peers = quotient_" + n + "_peers(x);");
       for_each_params("quotient_" + n + "_check_among(params, x, peers)");
+    } else {
+      for_each_params("quotient_" + n + "_check(params, x)");
     }
     w.line("return Status::Ok;");
     w.close();
