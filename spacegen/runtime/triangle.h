@@ -126,21 +126,29 @@ Planes<N> row_planes(const Triangle<N>& t, const unsigned char* slots, ObjectId 
   return out;
 }
 
+/// Per set of values, the planes that select every lane for the values it holds.
+template <std::size_t N>
+constexpr std::array<Planes<N>, std::size_t{1} << N> kValueMasks = [] {
+  std::array<Planes<N>, std::size_t{1} << N> masks{};
+  for (std::size_t set = 0; set < masks.size(); ++set) {
+    for (std::size_t u = 0; u < N; ++u) masks[set][u] = ((set >> u) & 1) ? ~std::uint64_t{0} : 0;
+  }
+  return masks;
+}();
+
 /// The planes of the values of `side` that its table keeps, given the edge's domain and the
 /// planes of the other side.
 template <std::size_t N>
 Planes<N> kept(const TriangleSide& side, ValueSet edge, const Planes<N>& mine,
                const Planes<N>& other) {
+  const std::uint8_t* const keep = side.keep + (edge << side.edge_shift);
   Planes<N> supported{};
   SCULPT_UNROLL
   for (std::size_t v = 0; v < N; ++v) {
     // The table is a union over the other side's values: take them one at a time.
-    const ValueSet keep =
-        side.keep[(edge << side.edge_shift) | (ValueSet{1} << v << side.other_shift)];
+    const Planes<N>& masks = kValueMasks<N>[keep[ValueSet{1} << v << side.other_shift]];
     SCULPT_UNROLL
-    for (std::size_t u = 0; u < N; ++u) {
-      supported[u] |= other[v] & (std::uint64_t{0} - ((keep >> u) & 1));
-    }
+    for (std::size_t u = 0; u < N; ++u) supported[u] |= other[v] & masks[u];
   }
   Planes<N> out;
   SCULPT_UNROLL
