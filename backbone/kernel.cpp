@@ -67,14 +67,6 @@ int operator_arity(Operator op) {
   }
 }
 
-const Dimension* Statement::as_dim() const {
-  return kind_ == Kind::kDim ? static_cast<const Dimension*>(this) : nullptr;
-}
-
-const Instruction* Statement::as_inst() const {
-  return kind_ == Kind::kInst ? static_cast<const Instruction*>(this) : nullptr;
-}
-
 std::vector<DimId> Loop::dims() const {
   std::vector<DimId> all{dynamic_dim};
   all.insert(all.end(), tile_dims.begin(), tile_dims.end());

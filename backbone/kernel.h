@@ -161,6 +161,14 @@ class Instruction : public Statement {
   const std::vector<LoopId>& reduction_loops() const;
 };
 
+// Inline: generated propagators cast statements on every tuple they read.
+inline const Dimension* Statement::as_dim() const {
+  return kind_ == Kind::kDim ? static_cast<const Dimension*>(this) : nullptr;
+}
+inline const Instruction* Statement::as_inst() const {
+  return kind_ == Kind::kInst ? static_cast<const Instruction*>(this) : nullptr;
+}
+
 struct MemRegion {
   enum class Kind { kInput, kOutput, kInOut, kTemporary };
   MemId id;
