@@ -107,9 +107,12 @@ inline TermSlack term_slack(CounterOp op, const CounterState& s, Truth counted, 
     return r;
   }
   const Interval c = contribution(op, counted, value);
-  // The rest of the counter, without this term; unknown where saturated.
-  bool lo_ok = !saturated(s.lo) && !saturated(c.lo);
-  bool hi_ok = !saturated(s.hi) && !saturated(c.hi);
+  const bool has_max = s.max_bound < kInfinity;
+  const bool has_min = s.min_bound > -kInfinity;
+  // The rest of the counter, without this term; unknown where saturated. Each end is only
+  // read against its bound: a product's division is skipped when there is none.
+  bool lo_ok = has_max && !saturated(s.lo) && !saturated(c.lo);
+  bool hi_ok = has_min && !saturated(s.hi) && !saturated(c.hi);
   Interval rest{};
   if (op == CounterOp::Sum) {
     rest = {s.lo - c.lo, s.hi - c.hi};
@@ -119,25 +122,23 @@ inline TermSlack term_slack(CounterOp op, const CounterState& s, Truth counted, 
     if (lo_ok) rest.lo = s.lo / c.lo;
     if (hi_ok) rest.hi = s.hi / c.hi;
   }
-  const bool has_max = s.max_bound < kInfinity;
-  const bool has_min = s.min_bound > -kInfinity;
   if (counted == Truth::Unknown) {
-    if (has_max && lo_ok && !saturated(value.lo)) {
+    if (lo_ok && !saturated(value.lo)) {
       std::int64_t with = op == CounterOp::Sum ? rest.lo + value.lo : sat_mul(rest.lo, value.lo);
       r.forbid = with > s.max_bound;
     }
-    if (has_min && hi_ok) {
+    if (hi_ok) {
       std::int64_t without = rest.hi;  // the identity leaves the rest unchanged
       r.force = without < s.min_bound;
     }
   }
   if (counted == Truth::True) {
     if (op == CounterOp::Sum) {
-      if (has_max && lo_ok) r.value.hi = s.max_bound - rest.lo;
-      if (has_min && hi_ok) r.value.lo = s.min_bound - rest.hi;
+      if (lo_ok) r.value.hi = s.max_bound - rest.lo;
+      if (hi_ok) r.value.lo = s.min_bound - rest.hi;
     } else {
-      if (has_max && lo_ok && rest.lo > 0) r.value.hi = s.max_bound / rest.lo;
-      if (has_min && hi_ok && rest.hi > 0) r.value.lo = (s.min_bound + rest.hi - 1) / rest.hi;
+      if (lo_ok && rest.lo > 0) r.value.hi = s.max_bound / rest.lo;
+      if (hi_ok && rest.hi > 0) r.value.lo = (s.min_bound + rest.hi - 1) / rest.hi;
     }
   }
   return r;
