@@ -1872,11 +1872,21 @@ class Generator {
     w.line();
     w.label("private:");
     w.line("static constexpr std::uint32_t kNoChoice = ~0u;");
-    // Host glue.
+    // Host glue. A set's item and id getters are defined here, so that every file inlines them.
     for (SetId s = 0; s < m_.sets.size(); ++s) {
       const auto& set = m_.sets[s];
-      w.line("static " + set.type + " item_" + set.name + "(const Backbone& fun, ObjectId id);");
-      w.line("static ObjectId id_" + set.name + "(const Backbone& fun, " + set.type + " item);");
+      w.comment("Set " + set.name + (set.doc.empty() ? "" : ": " + set.doc) + " (" +
+                loc_string(set.loc) + ").");
+      w.open("static " + set.type + " item_" + set.name + "(const Backbone& fun, ObjectId id)");
+      // `$id` has the set's id type (strong id types are built from the dense integer).
+      std::string id = set.id_type.empty() ? "id" : "static_cast<" + set.id_type + ">(id)";
+      w.line("return " + substitute(set.item_getter, {{"id", id}}, "fun") + ";");
+      w.close();
+      w.open("static ObjectId id_" + set.name + "(const Backbone& fun, " + set.type + " item)");
+      w.line("(void)fun;");
+      w.line("return sculpt::spacegen::to_object_id(" +
+             substitute(set.id_getter, {{"item", "item"}}, "fun") + ");");
+      w.close();
       if (is_parametric(s)) {
         w.line("bool member_" + set.name + "(ObjectId parameter, ObjectId id) const;");
       } else if (!is_quotient(s)) {
@@ -2227,17 +2237,8 @@ class Generator {
   void emit_host_glue(CodeWriter& w) const {
     for (SetId s = 0; s < m_.sets.size(); ++s) {
       const auto& set = m_.sets[s];
-      w.comment("Set " + set.name + (set.doc.empty() ? "" : ": " + set.doc) + " (" +
-                loc_string(set.loc) + ").");
-      w.open(set.type + " Candidate::item_" + set.name + "(const Backbone& fun, ObjectId id)");
-      // `$id` has the set's id type (strong id types are built from the dense integer).
-      std::string id = set.id_type.empty() ? "id" : "static_cast<" + set.id_type + ">(id)";
-      w.line("return " + substitute(set.item_getter, {{"id", id}}, "fun") + ";");
-      w.close();
-      w.open("ObjectId Candidate::id_" + set.name + "(const Backbone& fun, " + set.type + " item)");
-      w.line("(void)fun;");
-      w.line("return to_object_id(" + substitute(set.id_getter, {{"item", "item"}}, "fun") + ");");
-      w.close();
+      if (is_quotient(s)) continue;
+      w.comment("Set " + set.name + " (" + loc_string(set.loc) + ").");
       if (is_parametric(s)) {
         w.open("bool Candidate::member_" + set.name + "(ObjectId parameter, ObjectId id) const");
         w.line("(void)parameter;  // unused when the iterator does not depend on it");
@@ -2248,7 +2249,7 @@ class Generator {
         w.close();
         w.line("return false;");
         w.close();
-      } else if (!is_quotient(s)) {
+      } else {
         w.line("template <typename F>");
         w.open("void Candidate::for_each_" + set.name + "(const Backbone& fun, F&& f)");
         if (!set.iterator.empty()) {
