@@ -47,4 +47,15 @@ CodeWriter& CodeWriter::comment(std::string_view text, std::string_view prefix) 
   return *this;
 }
 
+CodeWriter& CodeWriter::lines(const CodeWriter& inner) {
+  SCULPT_CHECK(inner.indent_ == 0) << "an unclosed block spliced into generated code";
+  std::string_view text = inner.text_;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    line(text.substr(0, end));
+    text.remove_prefix(end + 1);
+  }
+  return *this;
+}
+
 }  // namespace sculpt::spacegen

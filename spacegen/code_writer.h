@@ -17,6 +17,9 @@ class CodeWriter {
   CodeWriter& close(std::string_view suffix = {});
   /// Several lines of a comment, each prefixed with `prefix` ("// " or "/// ").
   CodeWriter& comment(std::string_view text, std::string_view prefix = "// ");
+  /// The lines another writer wrote, indented from here: code written before what must
+  /// precede it is known.
+  CodeWriter& lines(const CodeWriter& inner);
   const std::string& text() const { return text_; }
 
  private:

@@ -1129,37 +1129,74 @@ class Generator {
     }
     return out;
   }
-  /// The guard (`if (...) `, or nothing) of a wake-up through pattern `p` of `item`, read with
-  /// its arguments swapped when `flipped`. A propagator that reads the instance only through
-  /// `is` conditions learns nothing from a change that settles none of them (clauses settled
-  /// when posted aside); one that reads its whole domain (a comparison of choices, a support
-  /// table) is always woken.
-  std::string wake_guard(const Item& item, const Pattern& p, bool flipped,
-                         bool reads_domains) const {
-    if (reads_domains || !is_enum(p.choice)) return "";
-    std::vector<ValueSet> masks;
+  /// When a change of an enum instance from `old` to `now` wakes a call: always (nothing
+  /// below), when it settles `is` against one of `settled`, or when it moves the domain to
+  /// another wake class of support table `table`, pattern `pattern` (read through the
+  /// involution when `flip`).
+  struct Wake {
+    std::vector<ValueSet> settled;
+    std::optional<std::size_t> table;
+    std::size_t pattern = 0;
+    bool flip = false;
+    bool always() const { return settled.empty() && !table; }
+  };
+  /// The wake-up through pattern `p` of `item`, read with its arguments swapped when
+  /// `flipped`. A propagator that reads the instance only through `is` conditions learns
+  /// nothing from a change that settles none of them (clauses settled when posted aside); one
+  /// that reads its whole domain (a comparison of choices, a support table) is always woken.
+  Wake wake_of(const Item& item, const Pattern& p, bool flipped, bool reads_domains) const {
+    if (reads_domains || !is_enum(p.choice)) return {};
+    Wake wake;
     for (std::size_t c = 0; c < item.clauses.size(); ++c) {
       if (!item.settled.empty() && item.settled[c]) continue;
       for (const Condition& cond : item.clauses[c]) {
         for (const ChoiceInstance* ci : {&cond.lhs, &cond.rhs}) {
           if (!uses_choice(cond, ci) || Pattern{ci->choice, ci->args} != p) continue;
-          if (cond.kind != Kind::Is) return "";
+          if (cond.kind != Kind::Is) return {};
           ValueSet mask = flipped ? flip_values(p.choice, cond.values) : cond.values;
-          if (std::find(masks.begin(), masks.end(), mask) == masks.end()) masks.push_back(mask);
+          if (std::find(wake.settled.begin(), wake.settled.end(), mask) == wake.settled.end()) {
+            wake.settled.push_back(mask);
+          }
         }
       }
     }
-    if (masks.empty()) return "";
-    return "if (" + any_settled(masks) + ") ";
+    return wake;
   }
-  /// Whether the change from `old` to `now` settled `is` against one of `masks`.
-  static std::string any_settled(const std::vector<ValueSet>& masks) {
+  /// Whether `wake` fires on a change of an instance of `c` from `old` to `now`, as its
+  /// guard_text reads it at run time.
+  bool fires(ChoiceId c, const Wake& wake, ValueSet old, ValueSet now) const {
+    if (wake.table) {
+      const std::vector<std::uint8_t>& classes = supports_[*wake.table]->wake_classes[wake.pattern];
+      auto read = [&](ValueSet d) { return wake.flip ? flip_values(c, d) : d; };
+      return classes[read(old)] != classes[read(now)];
+    }
+    auto truth = [](ValueSet d, ValueSet mask) {
+      return (d & mask) == 0 ? Truth::False : (d & ~mask) == 0 ? Truth::True : Truth::Unknown;
+    };
+    return wake.settled.empty() ||
+           std::any_of(wake.settled.begin(), wake.settled.end(), [&](ValueSet mask) {
+             return truth(old, mask) == Truth::Unknown && truth(now, mask) != Truth::Unknown;
+           });
+  }
+  /// The condition (in `old` and `now`) under which `wake` fires; empty when always.
+  std::string guard_text(ChoiceId c, const Wake& wake) const {
+    if (wake.table) {
+      const std::string classes = wake_class_name(*wake.table, wake.pattern);
+      auto read = [&](const std::string& d) {
+        return wake.flip ? "flip_" + cname(c) + "(" + d + ")" : d;
+      };
+      return classes + "[" + read("old") + "] != " + classes + "[" + read("now") + "]";
+    }
     std::string out;
-    for (ValueSet mask : masks) {
+    for (ValueSet mask : wake.settled) {
       out +=
           (out.empty() ? "" : " || ") + std::string("truth_settled(old, now, ") + hex(mask) + ")";
     }
     return out;
+  }
+  /// The guard (`if (...) `, or nothing) of `wake` on a change of an instance of `c`.
+  std::string wake_guard(ChoiceId c, const Wake& wake) const {
+    return wake.always() ? "" : "if (" + guard_text(c, wake) + ") ";
   }
   /// The variables of constraint `i` posted on new objects: all, or the first one of a
   /// symmetric support table; none whose new objects leave a support table inert.
@@ -2620,7 +2657,7 @@ class Generator {
         const bool is_value =
             value.choice && Pattern{value.choice->choice, value.choice->args} == ps[k];
         auto guard = [&](bool flipped) {
-          return wake_guard(counters_[i], ps[k], flipped, is_value);
+          return wake_guard(c, wake_of(counters_[i], ps[k], flipped, is_value));
         };
         w.open("");
         w.line("const ObjectId ids[] = {" + (n ? id_list(n) : std::string("0")) + "};");
@@ -2636,38 +2673,63 @@ class Generator {
     }
   }
 
+  /// Changes of an enum choice of at most this many values find the guarded calls they wake
+  /// in a table indexed by the domains before and after the change: one load, where testing
+  /// each guard reads both domains again.
+  static constexpr std::size_t kMaxWakeTableValues = 5;
+
   void emit_dispatch(CodeWriter& w) const {
-    w.open("Status Candidate::on_change(std::uint32_t choice, const ObjectId* ids, ValueSet old)");
-    w.line("(void)old;");
-    w.line("[[maybe_unused]] const ObjectId swapped[] = {ids[1], ids[0]};");
-    w.open("switch (choice)");
+    // Written first: the wake tables it reads come before it.
+    CodeWriter f;
+    f.open("Status Candidate::on_change(std::uint32_t choice, const ObjectId* ids, ValueSet old)");
+    f.line("(void)old;");
+    f.line("[[maybe_unused]] const ObjectId swapped[] = {ids[1], ids[0]};");
+    f.open("switch (choice)");
     for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
-      w.open("case " + choice_id(c) + ":");
+      f.open("case " + choice_id(c) + ":");
       std::size_t n = m_.choices[c].args.size();
       std::vector<std::string> args;
       for (std::size_t i = 0; i < n; ++i) args.push_back("ids[" + std::to_string(i) + "]");
       std::string arglist;
       for (std::size_t i = 0; i < n; ++i) arglist += (i ? ", " : "") + args[i];
-      if (is_counter(c)) w.line(check("enforce_" + cname(c) + "(" + arglist + ")"));
+      if (is_counter(c)) f.line(check("enforce_" + cname(c) + "(" + arglist + ")"));
       if (is_enum(c))
-        w.line("[[maybe_unused]] const ValueSet now = get_" + cname(c) + "(" + arglist + ");");
+        f.line("[[maybe_unused]] const ValueSet now = get_" + cname(c) + "(" + arglist + ");");
+      // Per bit of the wake table, what the wake-ups testing it fire on, (old, now) in order.
+      std::vector<std::vector<bool>> bits;
+      const bool tabled = is_enum(c) && num_values(c) <= kMaxWakeTableValues;
+      const std::size_t domains = std::size_t{1} << num_values(c);
+      // The condition of a wake-up (empty: always): a bit of the table, shared by the wake-ups
+      // that fire alike, or the guard's own test.
+      auto condition = [&](const Wake& wake) -> std::string {
+        if (wake.always()) return "";
+        if (!tabled) return "(" + guard_text(c, wake) + ")";
+        std::vector<bool> fired;
+        for (ValueSet old = 0; old < domains; ++old) {
+          for (ValueSet now = 0; now < domains; ++now) fired.push_back(fires(c, wake, old, now));
+        }
+        auto it = std::find(bits.begin(), bits.end(), fired);
+        if (it == bits.end() && bits.size() == 64) return "(" + guard_text(c, wake) + ")";
+        if (it == bits.end()) it = bits.insert(it, fired);
+        return "(wake & " + hex(std::uint64_t{1} << (it - bits.begin())) + ")";
+      };
+      auto guard = [&](const Wake& wake) {
+        const std::string cond = condition(wake);
+        return cond.empty() ? cond : "if " + cond + " ";
+      };
+      CodeWriter body;
       // A triangular instance is read through both orders of its arguments, unless a
-      // symmetric support table reads every permutation at once.
-      // `classes`: the wake classes of a support table's pattern (none: always woken).
+      // symmetric support table reads every permutation at once. `table`: the support table
+      // whose wake classes say when pattern `k` wakes the call.
       auto each = [&](const std::string& fn, bool status, bool both_orders, const Item& item,
-                      const Pattern& p, bool reads_domains, const std::string& classes = "") {
+                      const Pattern& p, bool reads_domains,
+                      std::optional<std::size_t> table = std::nullopt, std::size_t k = 0) {
         for (bool flipped : {false, true}) {
           if (flipped && !(triangular(c) && both_orders)) break;
           std::string call = fn + (flipped ? "(swapped)" : "(ids)");
-          std::string guard = wake_guard(item, p, flipped, reads_domains);
-          if (!classes.empty()) {
-            auto read = [&](const std::string& d) {
-              return flipped && antisymmetric(c) ? "flip_" + cname(c) + "(" + d + ")" : d;
-            };
-            guard = "if (" + classes + "[" + read("old") + "] != " + classes + "[" + read("now") +
-                    "]) ";
-          }
-          w.line(guard + (status ? check(call) : call + ";"));
+          Wake wake = wake_of(item, p, flipped, reads_domains);
+          if (table) wake = Wake{{}, table, k, flipped && antisymmetric(c)};
+          body.line(guard(wake) + (status ? check(call) : call + ";"));
         }
       };
       for (std::size_t i = 0; i < constraints_.size(); ++i) {
@@ -2677,7 +2739,7 @@ class Generator {
             const bool classed = supports_[i] && !supports_[i]->wake_classes[k].empty();
             each("propagate_" + std::to_string(i) + "_on_" + cname(c) + "_" + std::to_string(k),
                  true, !symmetric(i), constraints_[i], ps[k], supports_[i].has_value(),
-                 classed ? wake_class_name(i, k) : "");
+                 classed ? std::optional<std::size_t>(i) : std::nullopt, k);
           }
         }
       }
@@ -2690,13 +2752,29 @@ class Generator {
           }
         }
       }
-      emit_quotient_wakeups(w, c);
-      w.line("break;");
-      w.close();
+      emit_quotient_wakeups(body, c, condition);
+      if (!bits.empty()) {
+        std::vector<std::uint64_t> table(domains * domains, 0);
+        for (std::size_t b = 0; b < bits.size(); ++b) {
+          for (std::size_t e = 0; e < table.size(); ++e) table[e] |= std::uint64_t{bits[b][e]} << b;
+        }
+        const std::string type = bits.size() <= 32 ? "std::uint32_t" : "std::uint64_t";
+        w.comment("The guarded wake-ups of a change of " + cname(c) +
+                  " from old to now: bit k of wake_" + cname(c) + "[old << " +
+                  std::to_string(num_values(c)) + " | now],");
+        w.comment("the k-th condition its case of on_change tests.");
+        emit_array(w, type, "wake_" + cname(c), table);
+        f.line("const " + type + " wake = wake_" + cname(c) + "[old << " +
+               std::to_string(num_values(c)) + " | now];");
+      }
+      f.lines(body);
+      f.line("break;");
+      f.close();
     }
-    w.close();
-    w.line("return Status::Ok;");
-    w.close();
+    f.close();
+    f.line("return Status::Ok;");
+    f.close();
+    w.lines(f);
     w.line();
 
     w.open(
@@ -3077,7 +3155,9 @@ class Generator {
   }
 
   /// Quotient checks woken by a change of choice `c` (inside on_change's switch).
-  void emit_quotient_wakeups(CodeWriter& w, ChoiceId c) const {
+  /// `condition`: the test (empty: none) under which a wake-up fires.
+  void emit_quotient_wakeups(CodeWriter& w, ChoiceId c,
+                             const std::function<std::string(const Wake&)>& condition) const {
     for (std::size_t qi = 0; qi < quotients_.size(); ++qi) {
       const spacedsl::Quotient& q = m_.quotients[qi];
       std::size_t np = q.vars.size() - 1;
@@ -3090,9 +3170,11 @@ class Generator {
         // equivalence(y, x) is read only by the check of the larger one, when both are
         // elements.
         SetId elem = membership_set(q.vars.back().set);
-        std::vector<ValueSet> masks = {q.equivalence_values};
-        if (flip_values(c, masks[0]) != masks[0]) masks.push_back(flip_values(c, masks[0]));
-        w.line("if ((" + any_settled(masks) + ") && is_member(" + set_id(elem) +
+        Wake wake;
+        wake.settled.push_back(q.equivalence_values);
+        const ValueSet flipped = flip_values(c, q.equivalence_values);
+        if (flipped != q.equivalence_values) wake.settled.push_back(flipped);
+        w.line("if (" + condition(wake) + " && is_member(" + set_id(elem) +
                ", std::min(ids[0], ids[1]))) " +
                check("quotient_" + n + "_at(std::max(ids[0], ids[1]))"));
       }
@@ -3115,7 +3197,8 @@ class Generator {
           // representative, under the parameters the instance names (or all of them).
           std::optional<std::size_t> x = position(np);
           std::string first = x ? ids + "[" + std::to_string(*x) + "]" : "0";
-          std::string guard = wake_guard(quotients_[qi], p, ids == "swapped", false);
+          const std::string cond = condition(wake_of(quotients_[qi], p, ids == "swapped", false));
+          const std::string guard = cond.empty() ? cond : "if " + cond + " ";
           if (!params_bound) {
             w.line(guard + check("quotient_" + n + "_all_params(" + first + ")"));
             continue;

@@ -1,0 +1,33 @@
+// The emission mechanism: blocks written apart land at the indentation where they are spliced.
+#include "spacegen/code_writer.h"
+
+#include <gtest/gtest.h>
+
+namespace sculpt::spacegen {
+namespace {
+
+TEST(SpacegenCodeWriter, SplicedLinesTakeTheIndentationWhereTheyLand) {
+  CodeWriter inner;
+  inner.line("int a = 0;");
+  inner.open("if (a)");
+  inner.line("a = 1;");
+  inner.close();
+  inner.line();
+  inner.comment("done");
+  CodeWriter outer;
+  outer.open("void f()");
+  outer.lines(inner);
+  outer.close();
+  EXPECT_EQ(outer.text(),
+            "void f() {\n"
+            "  int a = 0;\n"
+            "  if (a) {\n"
+            "    a = 1;\n"
+            "  }\n"
+            "\n"
+            "  // done\n"
+            "}\n");
+}
+
+}  // namespace
+}  // namespace sculpt::spacegen
