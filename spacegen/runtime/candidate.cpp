@@ -10,14 +10,6 @@ namespace sculpt::spacegen {
 
 namespace {
 
-/// Dedup stamps of the worklist, per thread: stamp[i] == the epoch of the queue holding
-/// instance i. Epochs are unique per thread, so candidates never mask each other's events.
-struct QueueStamps {
-  std::vector<std::uint64_t> stamp;
-  std::uint64_t next_epoch = 1;
-};
-thread_local QueueStamps t_stamps;
-
 /// Instances a propagation queues at once: most need fewer.
 constexpr std::size_t kQueueReserve = 128;
 
@@ -176,23 +168,19 @@ void CandidateBase::make_room_for_members() {
   layout_ = std::move(to);
 }
 
-void CandidateBase::enqueue(std::uint32_t choice, std::size_t index,
-                            const std::array<ObjectId, kMaxArity>& ids, ValueSet old) {
-  std::size_t slot = layout_->choices[choice].first_instance + index;
-  if (t_stamps.stamp.size() < layout_->instances) t_stamps.stamp.resize(layout_->instances, 0);
-  if (queue_.empty()) {
-    queue_epoch_ = t_stamps.next_epoch++;
-    // One allocation per propagation rather than one per doubling.
-    if (queue_.capacity() == 0) queue_.reserve(kQueueReserve);
+void CandidateBase::start_queue() {
+  // The layout only grows between rounds of propagation, when the queue is empty.
+  if (candidate_detail::t_queue_stamps.stamp.size() < layout_->instances) {
+    candidate_detail::t_queue_stamps.stamp.resize(layout_->instances, 0);
   }
-  if (t_stamps.stamp[slot] == queue_epoch_) return;
-  t_stamps.stamp[slot] = queue_epoch_;
-  queue_.push_back({choice, index, ids, old});
+  queue_epoch_ = candidate_detail::t_queue_stamps.next_epoch++;
+  // One allocation per propagation rather than one per doubling.
+  if (queue_.capacity() == 0) queue_.reserve(kQueueReserve);
 }
 
 void CandidateBase::clear_queue() {
   for (const QueuedInstance& q : queue_) {
-    t_stamps.stamp[layout_->choices[q.choice].first_instance + q.index] = 0;
+    candidate_detail::t_queue_stamps.stamp[layout_->choices[q.choice].first_instance + q.index] = 0;
   }
   queue_ = {};
   pending_triggers_.clear();
@@ -236,7 +224,7 @@ Status CandidateBase::propagate() {
     // FIFO over a vector: process in insertion order, compact when drained.
     for (std::size_t head = 0; head < queue_.size(); ++head) {
       const QueuedInstance q = queue_[head];
-      t_stamps.stamp[layout_->choices[q.choice].first_instance + q.index] = 0;
+      candidate_detail::t_queue_stamps.stamp[layout_->choices[q.choice].first_instance + q.index] = 0;
       if (on_change(q.choice, q.ids.data(), q.old) == Status::Conflict) {
         queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(head + 1));
         clear_queue();

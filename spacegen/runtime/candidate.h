@@ -102,6 +102,16 @@ class MemberRange {
   ObjectId from_;
 };
 
+namespace candidate_detail {
+/// Dedup stamps of the worklist, per thread: stamp[i] == the epoch of the queue holding
+/// instance i. Epochs are unique per thread, so candidates never mask each other's events.
+struct QueueStamps {
+  std::vector<std::uint64_t> stamp;
+  std::uint64_t next_epoch = 1;
+};
+inline thread_local QueueStamps t_queue_stamps;
+}  // namespace candidate_detail
+
 class CandidateBase {
  public:
   virtual ~CandidateBase() = default;
@@ -246,9 +256,16 @@ class CandidateBase {
   /// Schedules the propagators of a changed instance (deduplicated until processed); `ids`
   /// are its objects in stored order. `old` is an enum instance's domain before the change (a
   /// second change before the propagators run keeps the first); 0 for integers and counters,
-  /// whose propagators are always woken.
+  /// whose propagators are always woken. Inline: every restriction that changes a domain
+  /// calls it.
   void enqueue(std::uint32_t choice, std::size_t index, const std::array<ObjectId, kMaxArity>& ids,
-               ValueSet old);
+               ValueSet old) {
+    if (queue_.empty()) start_queue();
+    std::uint64_t& stamp = candidate_detail::t_queue_stamps.stamp[layout_->choices[choice].first_instance + index];
+    if (stamp == queue_epoch_) return;
+    stamp = queue_epoch_;
+    queue_.push_back({choice, index, ids, old});
+  }
   /// Records a conflict on the instance and returns Status::Conflict.
   Status fail(Origin origin, std::uint32_t choice, const ObjectId* ids);
   /// Marks trigger `t` as fired for `ids` (objects of membership sets `sets`) and queues its
@@ -286,6 +303,8 @@ class CandidateBase {
     mutable std::atomic<std::size_t> next_{0};
   };
 
+  /// A new epoch for an empty queue, with a stamp for every instance of the layout.
+  void start_queue();
   void clear_queue();
   /// The universe of an integer instance over objects a lowering added.
   std::span<const std::int64_t> added_universe(std::uint32_t choice, std::size_t index) const;
