@@ -119,7 +119,8 @@ inline TermSlack term_slack(CounterOp op, const CounterState& s, Truth counted, 
   } else {
     lo_ok = lo_ok && c.lo > 0;
     hi_ok = hi_ok && c.hi > 0;
-    if (lo_ok) rest.lo = s.lo / c.lo;
+    // An uncertain term's lower end is the identity: no division.
+    if (lo_ok) rest.lo = c.lo == 1 ? s.lo : s.lo / c.lo;
     if (hi_ok) rest.hi = s.hi / c.hi;
   }
   if (counted == Truth::Unknown) {
