@@ -1178,25 +1178,29 @@ class Generator {
              return truth(old, mask) == Truth::Unknown && truth(now, mask) != Truth::Unknown;
            });
   }
-  /// The condition (in `old` and `now`) under which `wake` fires; empty when always.
+  /// The test (in `old` and `now`, parenthesized) of when a wake-up that is not always fires.
   std::string guard_text(ChoiceId c, const Wake& wake) const {
     if (wake.table) {
       const std::string classes = wake_class_name(*wake.table, wake.pattern);
       auto read = [&](const std::string& d) {
         return wake.flip ? "flip_" + cname(c) + "(" + d + ")" : d;
       };
-      return classes + "[" + read("old") + "] != " + classes + "[" + read("now") + "]";
+      return "(" + classes + "[" + read("old") + "] != " + classes + "[" + read("now") + "])";
     }
     std::string out;
     for (ValueSet mask : wake.settled) {
       out +=
           (out.empty() ? "" : " || ") + std::string("truth_settled(old, now, ") + hex(mask) + ")";
     }
-    return out;
+    return "(" + out + ")";
   }
-  /// The guard (`if (...) `, or nothing) of `wake` on a change of an instance of `c`.
+  /// `if <condition> ` before a statement; nothing when the condition is empty (always).
+  static std::string guarded_by(const std::string& condition) {
+    return condition.empty() ? condition : "if " + condition + " ";
+  }
+  /// The guard of `wake` on a change of an instance of `c`, testing it in place.
   std::string wake_guard(ChoiceId c, const Wake& wake) const {
-    return wake.always() ? "" : "if (" + guard_text(c, wake) + ") ";
+    return guarded_by(wake.always() ? "" : guard_text(c, wake));
   }
   /// The variables of constraint `i` posted on new objects: all, or the first one of a
   /// symmetric support table; none whose new objects leave a support table inert.
@@ -2703,19 +2707,15 @@ class Generator {
       // that fire alike, or the guard's own test.
       auto condition = [&](const Wake& wake) -> std::string {
         if (wake.always()) return "";
-        if (!tabled) return "(" + guard_text(c, wake) + ")";
+        if (!tabled) return guard_text(c, wake);
         std::vector<bool> fired;
         for (ValueSet old = 0; old < domains; ++old) {
           for (ValueSet now = 0; now < domains; ++now) fired.push_back(fires(c, wake, old, now));
         }
         auto it = std::find(bits.begin(), bits.end(), fired);
-        if (it == bits.end() && bits.size() == 64) return "(" + guard_text(c, wake) + ")";
+        if (it == bits.end() && bits.size() == 64) return guard_text(c, wake);
         if (it == bits.end()) it = bits.insert(it, fired);
         return "(wake & " + hex(std::uint64_t{1} << (it - bits.begin())) + ")";
-      };
-      auto guard = [&](const Wake& wake) {
-        const std::string cond = condition(wake);
-        return cond.empty() ? cond : "if " + cond + " ";
       };
       CodeWriter body;
       // A triangular instance is read through both orders of its arguments, unless a
@@ -2729,7 +2729,7 @@ class Generator {
           std::string call = fn + (flipped ? "(swapped)" : "(ids)");
           Wake wake = wake_of(item, p, flipped, reads_domains);
           if (table) wake = Wake{{}, table, k, flipped && antisymmetric(c)};
-          body.line(guard(wake) + (status ? check(call) : call + ";"));
+          body.line(guarded_by(condition(wake)) + (status ? check(call) : call + ";"));
         }
       };
       for (std::size_t i = 0; i < constraints_.size(); ++i) {
@@ -3197,8 +3197,8 @@ class Generator {
           // representative, under the parameters the instance names (or all of them).
           std::optional<std::size_t> x = position(np);
           std::string first = x ? ids + "[" + std::to_string(*x) + "]" : "0";
-          const std::string cond = condition(wake_of(quotients_[qi], p, ids == "swapped", false));
-          const std::string guard = cond.empty() ? cond : "if " + cond + " ";
+          const std::string guard =
+              guarded_by(condition(wake_of(quotients_[qi], p, ids == "swapped", false)));
           if (!params_bound) {
             w.line(guard + check("quotient_" + n + "_all_params(" + first + ")"));
             continue;
