@@ -180,7 +180,7 @@ void CandidateBase::start_queue() {
 
 void CandidateBase::clear_queue() {
   for (const QueuedInstance& q : queue_) {
-    candidate_detail::t_queue_stamps.stamp[layout_->choices[q.choice].first_instance + q.index] = 0;
+    queue_stamp(q.choice, q.index) = 0;
   }
   queue_ = {};
   pending_triggers_.clear();
@@ -224,7 +224,7 @@ Status CandidateBase::propagate() {
     // FIFO over a vector: process in insertion order, compact when drained.
     for (std::size_t head = 0; head < queue_.size(); ++head) {
       const QueuedInstance q = queue_[head];
-      candidate_detail::t_queue_stamps.stamp[layout_->choices[q.choice].first_instance + q.index] = 0;
+      queue_stamp(q.choice, q.index) = 0;
       if (on_change(q.choice, q.ids.data(), q.old) == Status::Conflict) {
         queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(head + 1));
         clear_queue();

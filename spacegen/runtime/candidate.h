@@ -261,7 +261,7 @@ class CandidateBase {
   void enqueue(std::uint32_t choice, std::size_t index, const std::array<ObjectId, kMaxArity>& ids,
                ValueSet old) {
     if (queue_.empty()) start_queue();
-    std::uint64_t& stamp = candidate_detail::t_queue_stamps.stamp[layout_->choices[choice].first_instance + index];
+    std::uint64_t& stamp = queue_stamp(choice, index);
     if (stamp == queue_epoch_) return;
     stamp = queue_epoch_;
     queue_.push_back({choice, index, ids, old});
@@ -305,6 +305,10 @@ class CandidateBase {
 
   /// A new epoch for an empty queue, with a stamp for every instance of the layout.
   void start_queue();
+  /// This thread's dedup stamp of an instance.
+  std::uint64_t& queue_stamp(std::uint32_t choice, std::size_t index) const {
+    return candidate_detail::t_queue_stamps.stamp[layout_->choices[choice].first_instance + index];
+  }
   void clear_queue();
   /// The universe of an integer instance over objects a lowering added.
   std::span<const std::int64_t> added_universe(std::uint32_t choice, std::size_t index) const;
