@@ -1698,8 +1698,11 @@ class Generator {
         w, scope, needs_membership,
         [&] {
           emit_refresh(w, scope, locals);
-          for (const Active& a : active)
-            emit_clause(w, a.conds, a.hoisted, a.done, scope, origin(a.index), locals);
+          // A lone clause's flag is false here: the level that last set it skipped the tuple.
+          for (const Active& a : active) {
+            emit_clause(w, a.conds, a.hoisted, active.size() == 1 ? "" : a.done, scope,
+                        origin(a.index), locals);
+          }
         },
         level);
   }
