@@ -1317,19 +1317,12 @@ class Generator {
     return "wake_class_" + std::to_string(i) + "_" + std::to_string(k);
   }
 
-  /// The wake classes of the support tables (see wake_classes), at namespace scope.
-  void emit_wake_classes(CodeWriter& w) const {
-    for (std::size_t i = 0; i < constraints_.size(); ++i) {
-      if (!supports_[i]) continue;
-      for (std::size_t k : woken_patterns(i)) {
-        const std::vector<std::uint8_t>& classes = supports_[i]->wake_classes[k];
-        if (classes.empty()) continue;
-        w.comment("Domains of " + pattern_text(constraints_[i], supports_[i]->patterns[k]) +
-                  " whose support-table rows are the same share a class: a change within a");
-        w.comment("class gives the other patterns nothing to lose.");
-        emit_array(w, "std::uint8_t", wake_class_name(i, k), classes);
-      }
-    }
+  /// The wake classes of pattern k of support table i (see wake_classes), at namespace scope.
+  void emit_wake_classes(CodeWriter& w, std::size_t i, std::size_t k) const {
+    w.comment("Domains of " + pattern_text(constraints_[i], supports_[i]->patterns[k]) +
+              " whose support-table rows are the same share a class: a change within a");
+    w.comment("class gives the other patterns nothing to lose.");
+    emit_array(w, "std::uint8_t", wake_class_name(i, k), supports_[i]->wake_classes[k]);
   }
   /// The conflict when a support table keeps no value of `ci`.
   std::string fail_if_none_kept(const std::string& keep, const ChoiceInstance& ci,
@@ -2164,7 +2157,6 @@ class Generator {
     emit_filters(w);
     emit_layout(w);
     emit_accessors(w);
-    emit_wake_classes(w);
     emit_dispatch(w);
     w.line("}  // namespace " + o_.ns);
     return w.text();
@@ -2686,8 +2678,10 @@ class Generator {
   static constexpr std::size_t kMaxWakeTableValues = 5;
 
   void emit_dispatch(CodeWriter& w) const {
-    // Written first: the wake tables it reads come before it.
+    // Written first: the wake tables and classes it reads come before it.
     CodeWriter f;
+    // The wake classes (support table, pattern) that guards test in place.
+    std::set<std::pair<std::size_t, std::size_t>> classes_read;
     f.open("Status Candidate::on_change(std::uint32_t choice, const ObjectId* ids, ValueSet old)");
     f.line("(void)old;");
     f.line("[[maybe_unused]] const ObjectId swapped[] = {ids[1], ids[0]};");
@@ -2708,15 +2702,19 @@ class Generator {
       const std::size_t domains = std::size_t{1} << num_values(c);
       // The condition of a wake-up (empty: always): a bit of the table, shared by the wake-ups
       // that fire alike, or the guard's own test.
+      auto in_place = [&](const Wake& wake) {
+        if (wake.table) classes_read.insert({*wake.table, wake.pattern});
+        return guard_text(c, wake);
+      };
       auto condition = [&](const Wake& wake) -> std::string {
         if (wake.always()) return "";
-        if (!tabled) return guard_text(c, wake);
+        if (!tabled) return in_place(wake);
         std::vector<bool> fired;
         for (ValueSet old = 0; old < domains; ++old) {
           for (ValueSet now = 0; now < domains; ++now) fired.push_back(fires(c, wake, old, now));
         }
         auto it = std::find(bits.begin(), bits.end(), fired);
-        if (it == bits.end() && bits.size() == 64) return guard_text(c, wake);
+        if (it == bits.end() && bits.size() == 64) return in_place(wake);
         if (it == bits.end()) it = bits.insert(it, fired);
         return "(wake & " + hex(std::uint64_t{1} << (it - bits.begin())) + ")";
       };
@@ -2777,6 +2775,7 @@ class Generator {
     f.close();
     f.line("return Status::Ok;");
     f.close();
+    for (const auto& [i, k] : classes_read) emit_wake_classes(w, i, k);
     w.lines(f);
     w.line();
 
