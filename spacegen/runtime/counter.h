@@ -90,8 +90,9 @@ inline bool max_witness(const CounterState& s, Truth counted, Interval value) {
 }
 
 /// `witnesses`: for a maximum, how many of its terms are max_witness (the only one is forced).
-inline TermSlack term_slack(CounterOp op, const CounterState& s, Truth counted, Interval value,
-                            std::size_t witnesses = 0) {
+[[gnu::always_inline]] inline TermSlack term_slack(CounterOp op, const CounterState& s,
+                                                   Truth counted, Interval value,
+                                                   std::size_t witnesses = 0) {
   TermSlack r;
   if (op == CounterOp::Max) {
     // Each counted value is capped by the upper bound; the lower bound needs one term to reach

@@ -195,6 +195,12 @@ class IntDomainRef {
   /// The smallest and largest values left; {kInfinity, -kInfinity} when empty.
   Interval bounds() const {
     Interval r{kInfinity, -kInfinity};
+    if (size() <= 8) {  // most universes: one byte, no loops
+      const unsigned bits = bits_[0];
+      if (bits == 0) return r;
+      return {universe_[static_cast<std::size_t>(std::countr_zero(bits))],
+              universe_[static_cast<std::size_t>(std::bit_width(bits)) - 1]};
+    }
     for (std::size_t b = 0; b < num_bytes(); ++b) {
       if (bits_[b] != 0) {
         r.lo = universe_[b * 8 + static_cast<std::size_t>(std::countr_zero(bits_[b]))];
