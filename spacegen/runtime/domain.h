@@ -14,6 +14,8 @@ namespace sculpt::spacegen {
 
 /// Dense id of an object inside its root set (see Set::capacity in spacedsl/model.h).
 using ObjectId = std::uint32_t;
+/// No object: above every id.
+inline constexpr ObjectId kNoObject = ~ObjectId{0};
 
 /// The dense id of what a set's `id_getter` returns: an integer, an enum, or a strong id type
 /// holding its integer in `.value`.
