@@ -3255,12 +3255,13 @@ class Generator {
     return ps;
   }
 
-  /// Emits `const Interval <name> = ...;`: the term's contribution in `scope`.
-  void emit_term(CodeWriter& w, std::size_t i, const Scope& scope, const Locals& ov,
+  /// Emits `const Interval <name> = ...;`: the contribution of a term of counter i whose truth
+  /// is in `counted` and value in `value`.
+  void emit_term(CodeWriter& w, std::size_t i, const std::string& counted, const std::string& value,
                  const std::string& name) const {
     std::string op = counter_op_name(m_.choices[counter_ids_[i]].counter->op);
-    w.line("const Interval " + name + " = contribution(" + op + ", " + term_counted(i, scope, ov) +
-           ", " + term_value(i, scope, ov) + ");");
+    w.line("const Interval " + name + " = contribution(" + op + ", " + counted + ", " + value +
+           ");");
   }
   /// Whether counter i's term counts, its variables bound in `scope`.
   std::string term_counted(std::size_t i, const Scope& scope, const Locals& ov) const {
@@ -3316,8 +3317,12 @@ class Generator {
       Scope scope{&item, std::vector<std::string>(item.vars.size())};
       bind_args(scope);
       emit_scope(w, scope, std::vector<bool>(item.vars.size(), false), [&] {
-        emit_term(w, i, scope, {}, "term");
+        // A term certainly not counted is the identity: its value is not read.
+        w.line("const Truth counted = " + term_counted(i, scope, {}) + ";");
+        w.open("if (counted != Truth::False)");
+        emit_term(w, i, "counted", term_value(i, scope, {}), "term");
         w.line("total = accumulate(" + op + ", total, term);");
+        w.close();
       });
     }
     if (half) w.line("total.hi = kInfinity;");
@@ -3358,20 +3363,32 @@ class Generator {
       Scope scope{&item, std::vector<std::string>(item.vars.size())};
       std::vector<bool> needs = bind_pattern(w, scope, ps[k]);
       emit_scope(w, scope, needs, [&] {
-        emit_term(w, i, scope, Locals{{{ps[k], "old"}}}, "old_term");
-        emit_term(w, i, scope, {}, "new_term");
+        const Locals ov{{{ps[k], "old"}}};
+        w.line("const Truth old_counted = " + term_counted(i, scope, ov) + ";");
+        w.line("const Truth new_counted = " + term_counted(i, scope, {}) + ";");
+        // Certainly not counted before or after: the identity either way, which the enforcer
+        // skips.
+        w.open("if (old_counted != Truth::False || new_counted != Truth::False)");
+        std::string old_value = term_value(i, scope, ov);
+        std::string new_value = term_value(i, scope, {});
+        if (old_value == new_value) {  // the change is not the value's: read it once
+          w.line("const Interval value = " + new_value + ";");
+          old_value = new_value = "value";
+        }
+        emit_term(w, i, "old_counted", old_value, "old_term");
+        emit_term(w, i, "new_counted", new_value, "new_term");
         std::string ids;
         for (std::size_t a = 0; a < n; ++a) ids += scope.names[a] + ", ";
         w.open("if (old_term != new_term)");
         w.line(check("update_" + name + "(" + ids + "old_term, new_term)"));
         w.close();
-        // A term certainly not counted is one the enforcer skips.
-        w.open("else if (" + term_counted(i, scope, {}) + " != Truth::False)");
+        w.open("else if (new_counted != Truth::False)");
         std::string args;
         for (std::size_t a = 0; a < n; ++a) args += (a ? ", " : "") + scope.names[a];
         w.line("// The term's conditions may still have changed what the bounds force.");
         w.line("enqueue(" + choice_id(c) + ", index_" + name + "(" + args + "), {" + args +
                "}, 0);");
+        w.close();
         w.close();
       });
       w.line("return Status::Ok;");
