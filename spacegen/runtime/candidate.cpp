@@ -170,10 +170,15 @@ void CandidateBase::make_room_for_members() {
 
 void CandidateBase::start_queue() {
   // The layout only grows between rounds of propagation, when the queue is empty.
-  if (candidate_detail::t_queue_stamps.stamp.size() < layout_->instances) {
-    candidate_detail::t_queue_stamps.stamp.resize(layout_->instances, 0);
+  candidate_detail::QueueStamps& stamps = candidate_detail::t_queue_stamps;
+  if (stamps.size < layout_->instances) {
+    // The stamps' storage, freed with the thread.
+    thread_local std::vector<std::uint64_t> storage;
+    storage.resize(layout_->instances, 0);
+    stamps.stamp = storage.data();
+    stamps.size = storage.size();
   }
-  queue_epoch_ = candidate_detail::t_queue_stamps.next_epoch++;
+  queue_epoch_ = stamps.next_epoch++;
   // One allocation per propagation rather than one per doubling.
   if (queue_.capacity() == 0) queue_.reserve(kQueueReserve);
 }

@@ -105,8 +105,11 @@ class MemberRange {
 namespace candidate_detail {
 /// Dedup stamps of the worklist, per thread: stamp[i] == the epoch of the queue holding
 /// instance i. Epochs are unique per thread, so candidates never mask each other's events.
+/// Trivially destructible, so that reading it needs no per-access initialization check: the
+/// storage is owned elsewhere (see start_queue).
 struct QueueStamps {
-  std::vector<std::uint64_t> stamp;
+  std::uint64_t* stamp = nullptr;
+  std::size_t size = 0;
   std::uint64_t next_epoch = 1;
 };
 inline thread_local QueueStamps t_queue_stamps;
