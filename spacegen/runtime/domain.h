@@ -197,7 +197,7 @@ class IntDomainRef {
   /// The smallest and largest values left; {kInfinity, -kInfinity} when empty.
   Interval bounds() const {
     Interval r{kInfinity, -kInfinity};
-    if (size() <= 8) {  // most universes: one byte, no loops
+    if (size() - 1 < 8) {  // most universes (1 to 8 values): one byte, no loops
       const unsigned bits = bits_[0];
       if (bits == 0) return r;
       return {universe_[static_cast<std::size_t>(std::countr_zero(bits))],
