@@ -3263,6 +3263,11 @@ class Generator {
     w.line("const Interval " + name + " = contribution(" + op + ", " + counted + ", " + value +
            ");");
   }
+  /// Emits `const Truth <name> = ...;`: whether counter i's term counts in `scope`.
+  void emit_counted(CodeWriter& w, std::size_t i, const Scope& scope, const Locals& ov,
+                    const std::string& name) const {
+    w.line("const Truth " + name + " = " + term_counted(i, scope, ov) + ";");
+  }
   /// Whether counter i's term counts, its variables bound in `scope`.
   std::string term_counted(std::size_t i, const Scope& scope, const Locals& ov) const {
     std::string counted = "Truth::True";
@@ -3318,7 +3323,7 @@ class Generator {
       bind_args(scope);
       emit_scope(w, scope, std::vector<bool>(item.vars.size(), false), [&] {
         // A term certainly not counted is the identity: its value is not read.
-        w.line("const Truth counted = " + term_counted(i, scope, {}) + ";");
+        emit_counted(w, i, scope, {}, "counted");
         w.open("if (counted != Truth::False)");
         emit_term(w, i, "counted", term_value(i, scope, {}), "term");
         w.line("total = accumulate(" + op + ", total, term);");
@@ -3364,8 +3369,8 @@ class Generator {
       std::vector<bool> needs = bind_pattern(w, scope, ps[k]);
       emit_scope(w, scope, needs, [&] {
         const Locals ov{{{ps[k], "old"}}};
-        w.line("const Truth old_counted = " + term_counted(i, scope, ov) + ";");
-        w.line("const Truth new_counted = " + term_counted(i, scope, {}) + ";");
+        emit_counted(w, i, scope, ov, "old_counted");
+        emit_counted(w, i, scope, {}, "new_counted");
         // Certainly not counted before or after: the identity either way, which the enforcer
         // skips.
         w.open("if (old_counted != Truth::False || new_counted != Truth::False)");
@@ -3408,9 +3413,6 @@ class Generator {
       std::string origin = counter_origin(c);
       const auto& when = item.clauses[0];
       Scope scope = args;  // emit_scope binds the quantified variables in place
-      auto emit_counted = [&] {
-        w.line("const Truth counted = " + term_counted(i, scope, {}) + ";");
-      };
       auto emit_value = [&] { w.line("const Interval value = " + term_value(i, scope, {}) + ";"); };
       std::string witnesses;
       if (counter.op == spacedsl::CounterOp::Max) {
@@ -3418,7 +3420,7 @@ class Generator {
         w.line("std::size_t witnesses = 0;");
         w.open("if (s.min_bound > -kInfinity)");
         emit_scope(w, scope, std::vector<bool>(item.vars.size(), false), [&] {
-          emit_counted();
+          emit_counted(w, i, scope, {}, "counted");
           emit_value();
           w.line("if (max_witness(s, counted, value)) ++witnesses;");
         });
@@ -3427,7 +3429,7 @@ class Generator {
         scope = args;
       }
       emit_scope(w, scope, std::vector<bool>(item.vars.size(), false), [&] {
-        emit_counted();
+        emit_counted(w, i, scope, {}, "counted");
         w.line("// A term certainly not counted is the identity: nothing to forbid, force or cut.");
         w.open("if (counted != Truth::False)");
         emit_value();
