@@ -22,7 +22,7 @@ target_link_libraries(sculpt_isl INTERFACE ${ISL_STATIC_LIBRARY} ${GMP_STATIC_LI
 
 # Executables that propagate (the CLI, the benchmarks) link jemalloc, which then serves every
 # malloc of the process: lowerings copy kernels and each decision clones a candidate, and
-# glibc's allocator costs about 6% of a descent. Sanitizer builds keep their own allocator.
+# glibc's allocator made descents 6-10% slower. Sanitizer builds keep their own allocator.
 pkg_check_modules(JEMALLOC REQUIRED IMPORTED_TARGET jemalloc)
 add_library(sculpt_allocator INTERFACE)
 if(NOT SCULPT_SANITIZE)
