@@ -92,15 +92,15 @@ CandidateBase::CandidateBase(std::shared_ptr<const Layout> layout)
 
 std::span<const std::int64_t> CandidateBase::added_universe(std::uint32_t choice,
                                                             std::size_t index) const {
-  SCULPT_CHECK(extra_universes_ != nullptr) << "integer instance without a universe";
-  auto it = extra_universes_->find({choice, index});
-  SCULPT_CHECK(it != extra_universes_->end()) << "integer instance without a universe";
-  return it->second;
+  SCULPT_CHECK(extra_universes_ != nullptr && extra_universes_->has(choice, index))
+      << "integer instance without a universe";
+  const auto [begin, end] = extra_universes_->ranges[choice][index];
+  return {extra_universes_->values.data() + begin, extra_universes_->values.data() + end};
 }
 
 bool CandidateBase::has_universe(std::uint32_t choice, std::size_t index) const {
   return layout_->choices[choice].universe_known[index] ||
-         (extra_universes_ && extra_universes_->count({choice, index}) != 0);
+         (extra_universes_ && extra_universes_->has(choice, index));
 }
 
 void CandidateBase::add_universe(std::uint32_t choice, std::size_t index,
@@ -114,11 +114,16 @@ void CandidateBase::add_universe(std::uint32_t choice, std::size_t index,
       << " the layout reserved from the instances present at creation";
   auto extra = extra_universes_ ? std::make_shared<ExtraUniverses>(*extra_universes_)
                                 : std::make_shared<ExtraUniverses>();
-  std::size_t n = values.size();
-  (*extra)[{choice, index}] = std::move(values);
+  if (extra->ranges.size() <= choice) extra->ranges.resize(choice + 1);
+  auto& ranges = extra->ranges[choice];
+  if (ranges.size() <= index) ranges.resize(l.count, ExtraUniverses::kNoRange);
+  const auto begin = static_cast<std::uint32_t>(extra->values.size());
+  extra->values.insert(extra->values.end(), values.begin(), values.end());
+  ranges[index] = {begin, static_cast<std::uint32_t>(extra->values.size())};
   extra_universes_ = std::move(extra);
   // Trim the full domain the layout gave the dormant instance to the universe's size: keep
   // the low n bits.
+  const std::size_t n = values.size();
   unsigned char* slot = bytes() + l.offset + index * l.stride;
   for (std::size_t b = n / 8; b < l.stride; ++b) {
     slot[b] = static_cast<unsigned char>(b == n / 8 ? slot[b] & ((1u << n % 8) - 1) : 0);
@@ -159,8 +164,17 @@ void CandidateBase::make_room_for_members() {
   }
   if (extra_universes_) {
     auto extra = std::make_shared<ExtraUniverses>();
-    for (const auto& [key, values] : *extra_universes_) {
-      extra->emplace(std::make_pair(key.first, from.index_in(*to, key.first, key.second)), values);
+    extra->values = extra_universes_->values;
+    extra->ranges.resize(extra_universes_->ranges.size());
+    for (std::uint32_t c = 0; c < extra->ranges.size(); ++c) {
+      const auto& old_ranges = extra_universes_->ranges[c];
+      if (old_ranges.empty()) continue;
+      extra->ranges[c].assign(to->choices[c].count, ExtraUniverses::kNoRange);
+      for (std::size_t i = 0; i < old_ranges.size(); ++i) {
+        if (old_ranges[i] != ExtraUniverses::kNoRange) {
+          extra->ranges[c][from.index_in(*to, c, i)] = old_ranges[i];
+        }
+      }
     }
     extra_universes_ = std::move(extra);
   }

@@ -8,7 +8,6 @@
 #include <bit>
 #include <cstring>
 #include <iterator>
-#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -284,7 +283,19 @@ class CandidateBase {
     std::uint32_t trigger;
     std::array<ObjectId, kMaxArity> ids;
   };
-  using ExtraUniverses = std::map<std::pair<std::uint32_t, std::size_t>, std::vector<std::int64_t>>;
+  /// The universes of integer instances over objects lowerings added (the layout holds the
+  /// others), back to back in `values`: ranges[choice][index] is where the instance's lie, or
+  /// kNoRange. Flat, so that reading a universe costs two lookups; shared by copies of a
+  /// candidate, and copied before a write.
+  struct ExtraUniverses {
+    static constexpr std::pair<std::uint32_t, std::uint32_t> kNoRange{kNoSlot, kNoSlot};
+    std::vector<std::int64_t> values;
+    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> ranges;
+    bool has(std::uint32_t choice, std::size_t index) const {
+      return choice < ranges.size() && index < ranges[choice].size() &&
+             ranges[choice][index] != kNoRange;
+    }
+  };
 
   /// Where first_open_instance starts looking, as an instance number of the layout: every
   /// instance before it is fixed or not live. Domains only shrink, so it only moves forward
