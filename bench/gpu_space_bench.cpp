@@ -1,10 +1,14 @@
 // Propagation benchmarks on the real GPU space: the root of the zoo kernel `matmul` at its
 // default size (1024x1024x1024) on the built-in sm_90 description. Reports the bytes of one
 // candidate's decision vector, the copy time, decisions per second for one decision from the
-// root and over full random descents (a decision: clone + restrict + propagate to a fixpoint).
+// root and over full random descents (a decision: clone + restrict + propagate to a fixpoint),
+// and the descents' decisions split by whether they run a lowering.
 #include <benchmark/benchmark.h>
 
+#include <memory>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "backbone/zoo/zoo.h"
 #include "bench/candidate_bench.h"
@@ -76,6 +80,69 @@ void BM_GpuRandomDescent(benchmark::State& state) {
 }
 BENCHMARK(BM_GpuRandomDescent)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GpuRandomDescent)->Unit(benchmark::kMillisecond)->UseRealTime()->ThreadPerCpu();
+
+/// A decision some descent took, with the candidate it applied to.
+struct Decision {
+  std::unique_ptr<sculpt::spacegen::CandidateBase> parent;
+  sculpt::spacegen::InstanceRef instance;
+  std::vector<std::uint32_t> values;
+};
+
+/// The decisions of 60 random descents (those that did not fail), split by whether they run a
+/// lowering: the candidate then gets a lowered copy of the kernel.
+struct DescentDecisions {
+  std::vector<Decision> lowering;
+  std::vector<Decision> other;
+};
+
+const DescentDecisions& descent_decisions() {
+  static const DescentDecisions decisions = [] {
+    DescentDecisions d;
+    std::mt19937_64 rng(2);
+    for (int i = 0; i < 60; ++i) {
+      const sculpt::search::Descent descent = sculpt::search::random_descent(root(), rng);
+      std::unique_ptr<sculpt::spacegen::CandidateBase> node = root().clone();
+      for (const sculpt::spacegen::Action& action : descent.actions) {
+        std::string error;
+        auto resolved = node->resolve(action, &error);
+        if (!resolved) std::abort();
+        auto child = node->clone();
+        if (child->restrict(resolved->first, resolved->second) != sculpt::spacegen::Status::Ok) {
+          std::abort();
+        }
+        const bool lowers = &static_cast<const Candidate&>(*child).backbone() !=
+                            &static_cast<const Candidate&>(*node).backbone();
+        (lowers ? d.lowering : d.other)
+            .push_back({node->clone(), std::move(resolved->first), std::move(resolved->second)});
+        node = std::move(child);
+      }
+    }
+    return d;
+  }();
+  return decisions;
+}
+
+/// One decision of a descent (copy + restriction + propagation), cycling over the descents'
+/// decisions that lower or over the others. A lowering adds objects (a temporary, its store
+/// and load, and their dimensions) whose instances are posted and propagated: few decisions,
+/// much of a descent's time (decisions of each kind x time of each kind).
+void BM_GpuDescentDecision(benchmark::State& state, bool lowering) {
+  const DescentDecisions& all = descent_decisions();
+  const std::vector<Decision>& decisions = lowering ? all.lowering : all.other;
+  std::size_t next = 0;
+  for (auto _ : state) {
+    const Decision& d = decisions[next++ % decisions.size()];
+    auto c = d.parent->clone();
+    benchmark::DoNotOptimize(c->restrict(d.instance, d.values));
+  }
+  state.counters["decisions_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["share_of_decisions"] =
+      static_cast<double>(decisions.size()) /
+      static_cast<double>(all.lowering.size() + all.other.size());
+}
+BENCHMARK_CAPTURE(BM_GpuDescentDecision, lowering, true);
+BENCHMARK_CAPTURE(BM_GpuDescentDecision, other, false);
 
 }  // namespace
 
