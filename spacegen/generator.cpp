@@ -1170,13 +1170,10 @@ class Generator {
       auto read = [&](ValueSet d) { return wake.flip ? flip_values(c, d) : d; };
       return classes[read(old)] != classes[read(now)];
     }
-    auto truth = [](ValueSet d, ValueSet mask) {
-      return (d & mask) == 0 ? Truth::False : (d & ~mask) == 0 ? Truth::True : Truth::Unknown;
-    };
+    // The runtime's own test, which the guard calls.
     return wake.settled.empty() ||
-           std::any_of(wake.settled.begin(), wake.settled.end(), [&](ValueSet mask) {
-             return truth(old, mask) == Truth::Unknown && truth(now, mask) != Truth::Unknown;
-           });
+           std::any_of(wake.settled.begin(), wake.settled.end(),
+                       [&](ValueSet mask) { return truth_settled(old, now, mask); });
   }
   /// The test (in `old` and `now`, parenthesized) of when a wake-up that is not always fires.
   std::string guard_text(ChoiceId c, const Wake& wake) const {
