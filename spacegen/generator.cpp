@@ -1840,6 +1840,7 @@ class Generator {
     w.line("namespace " + o_.ns + " {");
     w.line();
     w.line("using sculpt::spacegen::Interval;");
+    w.line("using sculpt::spacegen::load_packed;");
     w.line("using sculpt::spacegen::ObjectId;");
     w.line("using sculpt::spacegen::Origin;");
     w.line("using sculpt::spacegen::Status;");
@@ -1911,7 +1912,8 @@ class Generator {
       const auto& set = m_.sets[s];
       w.comment("Set " + set.name + (set.doc.empty() ? "" : ": " + set.doc) + " (" +
                 loc_string(set.loc) + ").");
-      w.open("static " + set.type + " item_" + set.name + "(const Backbone& fun, ObjectId id)");
+      w.open("[[gnu::always_inline]] static " + set.type + " item_" + set.name +
+             "(const Backbone& fun, ObjectId id)");
       // `$id` has the set's id type (strong id types are built from the dense integer).
       std::string id = set.id_type.empty() ? "id" : "static_cast<" + set.id_type + ">(id)";
       w.line("return " + substitute(set.item_getter, {{"id", id}}, "fun") + ";");
@@ -2024,10 +2026,15 @@ class Generator {
     return w.text();
   }
 
-  /// The byte offset of the stored instance over a0..an (in stored order) of enum choice c.
-  std::string enum_slot(ChoiceId c, std::size_t n) const {
-    return "layout_->choices[" + choice_id(c) + "].offset + " + index_expr(c, n) + " * sizeof(" +
-           enum_type(c) + ")";
+  bool packed(ChoiceId c) const { return spacegen::packs_domains(num_values(c)); }
+
+  /// Reads the domain of stored instance `index` of enum choice c from its `slots`.
+  std::string enum_load(ChoiceId c, const std::string& slots, const std::string& index) const {
+    if (packed(c)) {
+      return "load_packed(" + slots + ", " + index + ", " + std::to_string(num_values(c)) + ")";
+    }
+    return "load_at<" + enum_type(c) + ">(" + slots + " + " + index + " * sizeof(" + enum_type(c) +
+           "))";
   }
 
   /// `get_<c>`, inline: reads are the hot path of propagation. The overload taking `slots`
@@ -2035,11 +2042,11 @@ class Generator {
   void emit_enum_getter(CodeWriter& w, ChoiceId c) const {
     std::size_t n = m_.choices[c].args.size();
     const std::string& name = cname(c);
-    w.open("ValueSet get_" + name + "(const unsigned char* slots" + (n ? ", " : "") + id_params(n) +
-           ") const");
+    w.open("[[gnu::always_inline]] ValueSet get_" + name + "(const unsigned char* slots" +
+           (n ? ", " : "") + id_params(n) + ") const");
     auto read = [&](const std::string& ids) {
       std::string index = ids.empty() ? index_expr(c, n) : "index_" + name + "(" + ids + ")";
-      return "load_at<" + enum_type(c) + ">(slots + " + index + " * sizeof(" + enum_type(c) + "))";
+      return enum_load(c, "slots", index);
     };
     if (triangular(c)) {
       // Not recursive, so that it inlines.
@@ -2526,15 +2533,21 @@ class Generator {
             if (antisymmetric(c)) w.line("values = flip_" + name + "(values);");
             w.close();
           }
-          w.line("const std::size_t slot = " + enum_slot(c, n) + ";");
-          w.line("const ValueSet old = load<" + type + ">(slot);");
+          w.line("unsigned char* const slots = bytes() + layout_->choices[" + id + "].offset;");
+          w.line("const std::size_t index = " + index_expr(c, n) + ";");
+          w.line("const ValueSet old = " + enum_load(c, "slots", "index") + ";");
           w.line("const ValueSet now = old & values;");
           w.line("if (now == old) return Status::Ok;");
-          w.line("store<" + type + ">(slot, static_cast<" + type + ">(now));");
+          if (packed(c)) {
+            w.line("store_packed(slots, index, " + std::to_string(num_values(c)) + ", now);");
+          } else {
+            w.line("store_at<" + type + ">(slots + index * sizeof(" + type + "), static_cast<" +
+                   type + ">(now));");
+          }
           if (scanned_as_triangle(c)) {
-            w.line("note_triangle_store<" + std::to_string(num_values(c)) + ">(slots(" + id +
-                   "), a0, a1, now, " + (antisymmetric(c) ? "flip_" + name + "(now)" : "now") +
-                   ");");
+            w.line("note_triangle_store<" + std::to_string(num_values(c)) +
+                   ">(slots, a0, a1, now, " +
+                   (antisymmetric(c) ? "flip_" + name + "(now)" : "now") + ");");
           }
           w.open("if (now == 0)");
           w.line("const ObjectId ids[] = {" + (n ? id_list(n) : std::string("0")) + "};");

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "spacegen/runtime/triangle.h"
 #include "support/check.h"
@@ -13,16 +14,24 @@ namespace {
 /// Instances a propagation queues at once: most need fewer.
 constexpr std::size_t kQueueReserve = 128;
 
-/// Whether a stored enum or integer domain has more than one value left.
-bool more_than_one(const unsigned char* slot, std::size_t stride) {
+/// Whether stored enum or integer instance `i` of a block has more than one value left.
+bool more_than_one(const unsigned char* block, const ChoiceLayout& l, std::size_t i) {
+  if (l.bits != 0) {
+    const ValueSet domain = l.enum_domain(block, i);
+    return (domain & (domain - 1)) != 0;
+  }
   bool one = false;
-  for (std::size_t b = 0; b < stride; ++b) {
-    const unsigned v = slot[b];
-    if (v == 0) continue;
-    if (one || (v & (v - 1)) != 0) return true;
+  for (const unsigned char* slot = block + l.offset + i * l.stride;
+       slot != block + l.offset + (i + 1) * l.stride; ++slot) {
+    if (*slot == 0) continue;
+    if (one || (*slot & (*slot - 1)) != 0) return true;
     one = true;
   }
   return false;
+}
+
+auto wide_field_key(std::uint32_t choice, std::size_t index, unsigned field) {
+  return std::tuple(choice, static_cast<std::uint32_t>(index), field);
 }
 
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
@@ -154,8 +163,13 @@ void CandidateBase::make_room_for_members() {
                             : a.triangular || a.arity <= 1       ? a.count
                                                                  : a.caps[a.arity - 1];
     for (std::size_t i = 0; i < a.count; i += run) {
-      std::memcpy(raw + b.offset + from.index_in(*to, c, i) * b.stride,
-                  bytes() + a.offset + i * a.stride, run * a.stride);
+      const std::size_t j = from.index_in(*to, c, i);
+      if (a.bits != 0) {
+        copy_packed(bytes() + a.offset, i, raw + b.offset, j, run, a.bits);
+      } else {
+        std::memcpy(raw + b.offset + j * b.stride, bytes() + a.offset + i * a.stride,
+                    run * a.stride);
+      }
     }
   }
   if (!from.trigger_offset.empty()) {
@@ -178,8 +192,48 @@ void CandidateBase::make_room_for_members() {
     }
     extra_universes_ = std::move(extra);
   }
+  if (wide_fields_) {
+    auto wide = std::make_shared<std::vector<WideField>>(*wide_fields_);
+    for (WideField& w : *wide) {
+      w.index = static_cast<std::uint32_t>(from.index_in(*to, w.choice, w.index));
+    }
+    wide_fields_ = std::move(wide);
+  }
   block_ = std::move(block);
   layout_ = std::move(to);
+}
+
+std::int64_t CandidateBase::wide_counter_field(std::uint32_t choice, std::size_t index,
+                                               unsigned field) const {
+  SCULPT_CHECK(wide_fields_) << "a wide counter field without its value";
+  const auto at = std::find_if(wide_fields_->begin(), wide_fields_->end(), [&](const WideField& w) {
+    return wide_field_key(w.choice, w.index, w.field) == wide_field_key(choice, index, field);
+  });
+  SCULPT_CHECK(at != wide_fields_->end()) << "a wide counter field without its value";
+  return at->value;
+}
+
+void CandidateBase::set_wide_counter_field(std::uint32_t choice, std::size_t index, unsigned field,
+                                           const std::optional<std::int64_t>& value) {
+  auto wide = wide_fields_ ? std::make_shared<std::vector<WideField>>(*wide_fields_)
+                           : std::make_shared<std::vector<WideField>>();
+  const auto key = wide_field_key(choice, index, field);
+  auto at = std::lower_bound(wide->begin(), wide->end(), key, [](const WideField& w, auto k) {
+    return wide_field_key(w.choice, w.index, w.field) < k;
+  });
+  const bool found = at != wide->end() && wide_field_key(at->choice, at->index, at->field) == key;
+  if (!value) {
+    if (found) wide->erase(at);
+  } else if (found) {
+    at->value = *value;
+  } else {
+    wide->insert(at, {choice, static_cast<std::uint32_t>(index), field, *value});
+  }
+  if (wide->empty()) {
+    wide_fields_.reset();
+  } else {
+    wide_fields_ = std::move(wide);
+  }
 }
 
 void CandidateBase::start_queue() {
@@ -294,7 +348,7 @@ void CandidateBase::for_each_live(F&& f, bool open_only, std::size_t from) const
     for (std::size_t i = from > l.first_instance ? from - l.first_instance : 0; i < l.count; ++i) {
       // Most instances of a search's candidates are fixed: their size is cheaper to read
       // than their objects.
-      if (open_only && !more_than_one(bytes() + l.offset + i * l.stride, l.stride)) continue;
+      if (open_only && !more_than_one(bytes(), l, i)) continue;
       layout_->decode(c, i, ids.data());
       bool live = true;
       for (std::uint32_t a = 0; a < l.arity && live; ++a) {
@@ -362,8 +416,7 @@ std::vector<std::uint32_t> CandidateBase::domain(const InstanceRef& instance) co
   std::size_t index = layout_->index(instance.choice, ids.data());
   std::vector<std::uint32_t> out;
   if (c.kind == ChoiceKind::Enum) {
-    ValueSet bits = 0;
-    std::memcpy(&bits, bytes() + l.offset + index * l.stride, l.stride);
+    const ValueSet bits = l.enum_domain(bytes(), index);
     for (std::uint32_t v = 0; v < c.values.size(); ++v) {
       if ((bits >> v) & 1) {
         bool antisym = flipped && c.symmetry == Symmetry::Antisymmetric;
@@ -474,6 +527,9 @@ Status CandidateBase::apply(const std::vector<Action>& actions) {
 std::uint64_t CandidateBase::hash() const {
   std::uint64_t h = table().model_hash;
   for (std::uint64_t w : block_) h = mix(h, w);
+  if (wide_fields_) {
+    for (const WideField& w : *wide_fields_) h = mix(h, static_cast<std::uint64_t>(w.value));
+  }
   return h;
 }
 

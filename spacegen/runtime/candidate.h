@@ -199,17 +199,13 @@ class CandidateBase {
     return v;
   }
   template <typename T>
-  T load(std::size_t offset) const {
-    return load_at<T>(bytes() + offset);
+  static void store_at(unsigned char* at, T v) {
+    std::memcpy(at, &v, sizeof v);
   }
   /// The first slot of a choice's instances. Valid until lowerings add objects (the block
   /// grows only between propagation rounds), so propagators read through it in their loops.
   const unsigned char* slots(std::uint32_t choice) const {
     return bytes() + layout_->choices[choice].offset;
-  }
-  template <typename T>
-  void store(std::size_t offset, T v) {
-    std::memcpy(bytes() + offset, &v, sizeof v);
   }
   void add_member(std::size_t set, ObjectId id) {
     block_[layout_->set_offset[set] / 8 + id / 64] |= std::uint64_t{1} << (id % 64);
@@ -239,9 +235,10 @@ class CandidateBase {
   Interval int_bounds(std::uint32_t choice, std::size_t index) const {
     return const_cast<CandidateBase*>(this)->int_domain(choice, index).bounds();
   }
-  CounterState counter_state(std::uint32_t choice, std::size_t index) const {
+  [[gnu::always_inline]] CounterState counter_state(std::uint32_t choice, std::size_t index) const {
     const ChoiceLayout& l = layout_->choices[choice];
-    return read_counter(bytes() + l.offset + index * l.stride, l.counter_fields);
+    return read_counter(bytes() + l.offset + index * l.stride, l.counter_fields,
+                        [&](unsigned field) { return wide_counter_field(choice, index, field); });
   }
   /// A bound the generator found no constraint to impose has no room in the block.
   void set_counter_state(std::uint32_t choice, std::size_t index, const CounterState& s) {
@@ -252,7 +249,10 @@ class CandidateBase {
     SCULPT_CHECK((l.counter_fields & kCounterMax) || s.max_bound == kInfinity)
         << "an upper bound on counter " << table().choices[choice].name
         << ", which no constraint bounds from above";
-    write_counter(bytes() + l.offset + index * l.stride, l.counter_fields, s);
+    write_counter(bytes() + l.offset + index * l.stride, l.counter_fields, s,
+                  [&](unsigned field, const std::optional<std::int64_t>& value) {
+                    set_wide_counter_field(choice, index, field, value);
+                  });
   }
 
   /// Schedules the propagators of a changed instance (deduplicated until processed); `ids`
@@ -296,6 +296,18 @@ class CandidateBase {
              ranges[choice][index] != kNoRange;
     }
   };
+
+  /// A counter field whose value has no 32-bit code (see counter_code).
+  struct WideField {
+    std::uint32_t choice;
+    std::uint32_t index;
+    std::uint32_t field;
+    std::int64_t value;
+  };
+  std::int64_t wide_counter_field(std::uint32_t choice, std::size_t index, unsigned field) const;
+  /// Keeps the value of a field, or drops it (nullopt).
+  void set_wide_counter_field(std::uint32_t choice, std::size_t index, unsigned field,
+                              const std::optional<std::int64_t>& value);
 
   /// Where first_open_instance starts looking, as an instance number of the layout: every
   /// instance before it is fixed or not live. Domains only shrink, so it only moves forward
@@ -343,6 +355,9 @@ class CandidateBase {
   std::uint64_t queue_epoch_ = 0;  // identifies this queue in the thread's dedup stamps
   std::vector<PendingTrigger> pending_triggers_;
   std::shared_ptr<const ExtraUniverses> extra_universes_;
+  /// Sorted by (choice, index, field); shared by copies of a candidate, and copied before a
+  /// write. Rare: sizes, counts and limits fit in 32 bits.
+  std::shared_ptr<const std::vector<WideField>> wide_fields_;
   std::optional<Conflict> conflict_;
   OpenHint open_hint_;
 };

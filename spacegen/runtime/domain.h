@@ -7,6 +7,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <type_traits>
 
@@ -79,6 +80,33 @@ constexpr std::array<std::uint8_t, 256> involution_table(
 /// targets without the instruction).
 inline bool single_value(ValueSet domain) { return domain != 0 && (domain & (domain - 1)) == 0; }
 
+/// Enum choices of at most 8 values pack their domains: `bits` (their number of values) per
+/// instance, instance i at bit i * bits of the choice's slots, so that order, the largest choice,
+/// takes 5 bits a pair. Two bytes are read and written at once.
+constexpr bool packs_domains(std::size_t num_values) { return num_values <= 8; }
+
+/// The packed domain whose first bit is `bit`.
+[[gnu::always_inline]] inline ValueSet load_packed_at(const unsigned char* slots, std::size_t bit,
+                                                      unsigned bits) {
+  std::uint16_t pair;
+  std::memcpy(&pair, slots + bit / 8, sizeof pair);
+  return (pair >> (bit % 8)) & ((1u << bits) - 1);
+}
+[[gnu::always_inline]] inline ValueSet load_packed(const unsigned char* slots, std::size_t index,
+                                                   unsigned bits) {
+  return load_packed_at(slots, index * bits, bits);
+}
+
+[[gnu::always_inline]] inline void store_packed(unsigned char* slots, std::size_t index,
+                                                unsigned bits, ValueSet domain) {
+  const std::size_t bit = index * bits;
+  std::uint16_t pair;
+  std::memcpy(&pair, slots + bit / 8, sizeof pair);
+  const unsigned mask = ((1u << bits) - 1) << (bit % 8);
+  pair = static_cast<std::uint16_t>((pair & ~mask) | (static_cast<unsigned>(domain) << (bit % 8)));
+  std::memcpy(slots + bit / 8, &pair, sizeof pair);
+}
+
 inline Truth truth_is(ValueSet domain, ValueSet values) {
   if ((domain & values) == 0) return Truth::False;
   if ((domain & ~values) == 0) return Truth::True;
@@ -89,6 +117,44 @@ inline Truth truth_is(ValueSet domain, ValueSet values) {
 /// the only way a change of the domain can matter to a condition that reads it through `is`.
 [[gnu::always_inline]] inline bool truth_settled(ValueSet old, ValueSet now, ValueSet values) {
   return truth_is(old, values) == Truth::Unknown && truth_is(now, values) != Truth::Unknown;
+}
+
+/// Reads `count` consecutive packed domains from instance `index` on into `out`, eight at a time
+/// from one word (the layout leaves a word after the last slot of the block): `out` has room
+/// for `count` rounded up to a multiple of 8.
+template <unsigned Bits>
+void unpack_packed(const unsigned char* slots, std::size_t index, std::size_t count,
+                   std::uint8_t* out) {
+  static_assert(Bits <= 8, "eight domains and the shift in a word");
+  for (std::size_t k = 0, bit = index * Bits; k < count; k += 8, bit += 8 * Bits) {
+    std::uint64_t word;
+    std::memcpy(&word, slots + bit / 8, sizeof word);
+    word >>= bit % 8;  // 0 for 8 bits
+#pragma GCC unroll 8
+    for (unsigned f = 0; f < 8; ++f) {
+      out[k + f] = static_cast<std::uint8_t>((word >> (f * Bits)) & ((1u << Bits) - 1));
+    }
+  }
+}
+
+/// Copies `count` packed domains from instance `from_index` of `from` to `to_index` of `to`.
+inline void copy_packed(const unsigned char* from, std::size_t from_index, unsigned char* to,
+                        std::size_t to_index, std::size_t count, unsigned bits) {
+  const std::size_t src = from_index * bits;
+  const std::size_t dst = to_index * bits;
+  const std::size_t n = count * bits;
+  if (src % 8 != 0 || dst % 8 != 0) {
+    for (std::size_t k = 0; k < count; ++k) {
+      store_packed(to, to_index + k, bits, load_packed(from, from_index + k, bits));
+    }
+    return;
+  }
+  std::memcpy(to + dst / 8, from + src / 8, n / 8);
+  if (const std::size_t rest = n % 8; rest != 0) {
+    const unsigned low = (1u << rest) - 1;
+    unsigned char& last = to[(dst + n) / 8];
+    last = static_cast<unsigned char>((last & ~low) | (from[(src + n) / 8] & low));
+  }
 }
 
 /// `a == b` for enum domains expressed over the same values.
@@ -195,7 +261,7 @@ class IntDomainRef {
   bool contains_index(std::size_t i) const { return (bits_[i / 8] >> (i % 8)) & 1; }
   bool empty() const;
   /// The smallest and largest values left; {kInfinity, -kInfinity} when empty.
-  Interval bounds() const {
+  [[gnu::always_inline]] Interval bounds() const {
     Interval r{kInfinity, -kInfinity};
     if (size() - 1 < 8) {  // most universes (1 to 8 values): one byte, no loops
       const unsigned bits = bits_[0];

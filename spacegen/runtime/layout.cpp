@@ -168,7 +168,11 @@ Layout LayoutBuilder::finish() {
     ChoiceLayout& l = layout_.choices[c];
     switch (l.kind) {
       case ChoiceKind::Enum:
-        l.stride = bitset_bytes(l.num_values);
+        if (packs_domains(l.num_values)) {
+          l.bits = static_cast<std::uint8_t>(l.num_values);
+        } else {
+          l.stride = bitset_bytes(l.num_values);
+        }
         break;
       case ChoiceKind::Counter:
         l.stride = counter_bytes(l.counter_fields);
@@ -225,11 +229,17 @@ void Layout::count_instances() {
 void Layout::place() {
   std::size_t bytes = sets_bytes;
   for (ChoiceLayout& l : choices) {
+    if (l.bits != 0) {
+      l.offset = bytes;
+      bytes += (l.count * l.bits + 7) / 8;
+      continue;
+    }
     bytes = align_up(bytes, std::min<std::size_t>(l.stride, 8));
     l.offset = bytes;
     bytes += l.stride * l.count;
   }
-  bytes = align_up(bytes, 8);
+  // Reads of packed domains reach up to a word past their first byte.
+  bytes = align_up(bytes, 8) + 8;
   trigger_offset.assign(trigger_bits.size(), 0);
   for (std::size_t t = 0; t < trigger_bits.size(); ++t) {
     trigger_offset[t] = bytes;
@@ -242,11 +252,10 @@ void Layout::place() {
     for (std::size_t i = 0; i < l.count; ++i) {
       unsigned char* slot = raw + l.offset + i * l.stride;
       switch (l.kind) {
-        case ChoiceKind::Enum: {
-          ValueSet full = l.num_values >= 64 ? ~ValueSet{0} : (ValueSet{1} << l.num_values) - 1;
-          std::memcpy(slot, &full, l.stride);  // little-endian: the low bytes hold the bits
+        case ChoiceKind::Enum:
+          l.set_enum_domain(raw, i,
+                            l.num_values >= 64 ? ~ValueSet{0} : (ValueSet{1} << l.num_values) - 1);
           break;
-        }
         case ChoiceKind::Integer: {
           // Unknown universes (objects a lowering adds later) start full; instantiation trims.
           std::size_t n =
@@ -255,7 +264,9 @@ void Layout::place() {
           break;
         }
         case ChoiceKind::Counter:
-          write_counter(slot, l.counter_fields, CounterState{});
+          // Zeros and infinities: never a wide value.
+          write_counter(slot, l.counter_fields, CounterState{},
+                        [](unsigned, const std::optional<std::int64_t>&) {});
           break;
       }
     }

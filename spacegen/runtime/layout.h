@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -27,7 +28,8 @@ inline constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
 struct ChoiceLayout {
   ChoiceKind kind = ChoiceKind::Enum;
   std::size_t offset = 0;  // bytes from the start of the block
-  std::size_t stride = 0;  // bytes per instance
+  std::size_t stride = 0;  // bytes per instance; 0 for packed enums
+  std::uint8_t bits = 0;   // packed enums (see packs_domains): bits per instance
   std::uint32_t arity = 0;
   std::array<std::uint32_t, kMaxArity> sets{};  // the (membership) set of each argument
   std::array<std::uint32_t, kMaxArity> caps{};  // stored slots of each argument's set
@@ -40,6 +42,18 @@ struct ChoiceLayout {
   std::vector<std::int64_t> universe;
   std::vector<std::uint32_t> universe_start;
   std::vector<bool> universe_known;
+
+  /// The stored domain of enum instance `index` of a block.
+  ValueSet enum_domain(const unsigned char* block, std::size_t index) const {
+    if (bits != 0) return load_packed(block + offset, index, bits);
+    ValueSet domain = 0;
+    std::memcpy(&domain, block + offset + index * stride, stride);  // little-endian: low bytes
+    return domain;
+  }
+  void set_enum_domain(unsigned char* block, std::size_t index, ValueSet domain) const {
+    if (bits != 0) return store_packed(block + offset, index, bits, domain);
+    std::memcpy(block + offset + index * stride, &domain, stride);
+  }
 };
 
 /// The counter part of the block: derived bounds from the increments and the bounds imposed
@@ -56,32 +70,72 @@ struct CounterState {
 /// (always kInfinity), and a bound propagation never imposes on that counter is not stored
 /// (always infinite).
 enum CounterField : std::uint8_t { kCounterHi = 1, kCounterMin = 2, kCounterMax = 4 };
-inline std::size_t counter_bytes(std::uint8_t fields) {
-  return sizeof(std::int64_t) * (1 + static_cast<std::size_t>(std::popcount(fields)));
+
+/// Counter fields are stored in 32 bits: sizes, counts and limits fit. Saturated values have
+/// their own codes; a value beyond the codes (a product of large sizes) is kept aside by the
+/// candidate, its field holding kWideCode.
+inline constexpr std::int32_t kPlusInfinityCode = std::numeric_limits<std::int32_t>::max();
+inline constexpr std::int32_t kMinusInfinityCode = std::numeric_limits<std::int32_t>::min();
+inline constexpr std::int32_t kWideCode = kMinusInfinityCode + 1;
+
+inline std::int32_t counter_code(std::int64_t v) {
+  if (v >= kInfinity) return kPlusInfinityCode;
+  if (v <= -kInfinity) return kMinusInfinityCode;
+  if (v <= kWideCode || v >= kPlusInfinityCode) return kWideCode;
+  return static_cast<std::int32_t>(v);
 }
-inline CounterState read_counter(const unsigned char* slot, std::uint8_t fields) {
+/// The value of a code other than kWideCode.
+inline std::int64_t counter_code_value(std::int32_t code) {
+  if (code == kPlusInfinityCode) return kInfinity;
+  if (code == kMinusInfinityCode) return -kInfinity;
+  return code;
+}
+
+inline std::size_t counter_bytes(std::uint8_t fields) {
+  return sizeof(std::int32_t) * (1 + static_cast<std::size_t>(std::popcount(fields)));
+}
+
+/// Reads the stored fields, in slot order: `lo`, then `hi`, `min_bound` and `max_bound` when
+/// `fields` names them (numbered 0 to 3). `wide(field)`: the value of a field whose slot holds
+/// kWideCode.
+template <typename Wide>
+[[gnu::always_inline]] inline CounterState read_counter(const unsigned char* slot,
+                                                        std::uint8_t fields, Wide&& wide) {
   CounterState s;
-  auto next = [&](std::int64_t* v) {
-    std::memcpy(v, slot, sizeof *v);
-    slot += sizeof *v;
+  auto next = [&](std::int64_t& v, unsigned field) {
+    std::int32_t code;
+    std::memcpy(&code, slot, sizeof code);
+    slot += sizeof code;
+    v = code == kWideCode ? wide(field) : counter_code_value(code);
   };
-  next(&s.lo);
+  next(s.lo, 0);
   s.hi = kInfinity;
-  if (fields & kCounterHi) next(&s.hi);
-  if (fields & kCounterMin) next(&s.min_bound);
-  if (fields & kCounterMax) next(&s.max_bound);
+  if (fields & kCounterHi) next(s.hi, 1);
+  if (fields & kCounterMin) next(s.min_bound, 2);
+  if (fields & kCounterMax) next(s.max_bound, 3);
   return s;
 }
-/// Writes the stored fields only.
-inline void write_counter(unsigned char* slot, std::uint8_t fields, const CounterState& state) {
-  auto next = [&](std::int64_t v) {
-    std::memcpy(slot, &v, sizeof v);
-    slot += sizeof v;
+/// Writes the stored fields only. `wide(field, value)` keeps the value of a field that needs
+/// kWideCode; `wide(field, std::nullopt)` drops that of a field that held it and no longer does.
+template <typename Wide>
+void write_counter(unsigned char* slot, std::uint8_t fields, const CounterState& state,
+                   Wide&& wide) {
+  auto next = [&](std::int64_t v, unsigned field) {
+    const std::int32_t code = counter_code(v);
+    std::int32_t old;
+    std::memcpy(&old, slot, sizeof old);
+    if (code == kWideCode) {
+      wide(field, std::optional<std::int64_t>(v));
+    } else if (old == kWideCode) {
+      wide(field, std::optional<std::int64_t>());
+    }
+    std::memcpy(slot, &code, sizeof code);
+    slot += sizeof code;
   };
-  next(state.lo);
-  if (fields & kCounterHi) next(state.hi);
-  if (fields & kCounterMin) next(state.min_bound);
-  if (fields & kCounterMax) next(state.max_bound);
+  next(state.lo, 0);
+  if (fields & kCounterHi) next(state.hi, 1);
+  if (fields & kCounterMin) next(state.min_bound, 2);
+  if (fields & kCounterMax) next(state.max_bound, 3);
 }
 
 class Layout;

@@ -75,8 +75,8 @@ struct TriangleSide {
 };
 
 /// A constraint on the triangle c(x, y), c(x, z), c(z, y) (each side in either argument order)
-/// of a choice of N values stored as a lower triangle of one-byte domains (c(lo, hi) at
-/// hi * (hi - 1) / 2 + lo), woken by a change of c(x, y).
+/// of a choice of N values stored as a lower triangle of packed domains (c(lo, hi) is instance
+/// hi * (hi - 1) / 2 + lo, see load_packed), woken by a change of c(x, y).
 template <std::size_t N>
 struct Triangle {
   /// The value of c(b, a) that value u of c(a, b) is (the identity for symmetric choices).
@@ -105,16 +105,20 @@ Planes<N> row_planes(const Triangle<N>& t, const unsigned char* slots, ObjectId 
   // z * (z - 1) / 2 + w: one read per lane (`lanes` excludes w).
   const std::size_t below_end = std::min<std::size_t>(w, std::size_t{base} + 64);
   const std::size_t num_below = below_end > base ? below_end - base : 0;
-  if (num_below != 0) std::memcpy(domains, slots + std::size_t{w} * (w - 1) / 2 + base, num_below);
+  if (num_below != 0) {
+    unpack_packed<N>(slots, std::size_t{w} * (w - 1) / 2 + base, num_below, domains);
+  }
   const std::uint64_t below =
       num_below == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << num_below) - 1;
   // Every z from the first to the last lane above w (objects between members have slots
-  // too): the offset grows by z from one z to the next.
+  // too): the instance grows by z from one z to the next, its first bit by N * z.
   if (const std::uint64_t above = lanes & ~below; above != 0) {
     const std::size_t first = base + static_cast<std::size_t>(std::countr_zero(above));
     const std::size_t last = base + 63 - static_cast<std::size_t>(std::countl_zero(above));
-    std::size_t offset = first * (first - 1) / 2 + w;
-    for (std::size_t z = first; z <= last; offset += z, ++z) domains[z - base] = slots[offset];
+    std::size_t bit = N * (first * (first - 1) / 2 + w);
+    for (std::size_t z = first; z <= last; bit += N * z, ++z) {
+      domains[z - base] = static_cast<std::uint8_t>(load_packed_at(slots, bit, N));
+    }
   }
   const Planes<N> stored = planes_of<N>(domains, lanes);
   if (num_below == 0) return stored;

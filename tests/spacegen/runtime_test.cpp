@@ -2,6 +2,9 @@
 // arithmetic and the layout's instance numbering.
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <map>
+
 #include "spacegen/runtime/counter.h"
 #include "spacegen/runtime/layout.h"
 
@@ -93,20 +96,58 @@ TEST(SpacegenRuntime, CounterTermsAndSlack) {
 }
 
 TEST(SpacegenRuntime, CountersStoreOnlyTheirFields) {
-  EXPECT_EQ(counter_bytes(kCounterHi | kCounterMin | kCounterMax), sizeof(CounterState));
-  EXPECT_EQ(counter_bytes(kCounterMax), 16u);
-  unsigned char slot[24] = {};
+  EXPECT_EQ(counter_bytes(kCounterHi | kCounterMin | kCounterMax), 16u);
+  EXPECT_EQ(counter_bytes(kCounterMax), 8u);
+  unsigned char slot[16] = {};
+  const auto no_wide = [](unsigned) -> std::int64_t {
+    ADD_FAILURE() << "no field is wide";
+    return 0;
+  };
+  const auto keep_none = [](unsigned, const std::optional<std::int64_t>& v) {
+    EXPECT_FALSE(v) << "no field is wide";
+  };
   const CounterState half_bounded{3, kInfinity, -kInfinity, 9};
-  write_counter(slot, kCounterMax, half_bounded);
-  CounterState read = read_counter(slot, kCounterMax);
+  write_counter(slot, kCounterMax, half_bounded, keep_none);
+  CounterState read = read_counter(slot, kCounterMax, no_wide);
   EXPECT_EQ(read.value(), (Interval{3, 9}));
   EXPECT_EQ(read.hi, kInfinity);
   EXPECT_EQ(read.min_bound, -kInfinity);
   const CounterState unbounded{-2, 5, -kInfinity, kInfinity};
-  write_counter(slot, kCounterHi, unbounded);
-  read = read_counter(slot, kCounterHi);
+  write_counter(slot, kCounterHi, unbounded, keep_none);
+  read = read_counter(slot, kCounterHi, no_wide);
   EXPECT_EQ(read.value(), (Interval{-2, 5}));
   EXPECT_EQ(read.max_bound, kInfinity);
+}
+
+// Values without a 32-bit code go aside, and come back; saturated values keep their codes.
+TEST(SpacegenRuntime, WideCounterFieldsGoAside) {
+  unsigned char slot[16] = {};
+  std::map<unsigned, std::int64_t> aside;
+  const auto keep = [&](unsigned field, const std::optional<std::int64_t>& v) {
+    if (v) {
+      aside[field] = *v;
+    } else {
+      aside.erase(field);
+    }
+  };
+  const auto fetch = [&](unsigned field) { return aside.at(field); };
+  const std::int64_t big = std::int64_t{1} << 40;
+  const CounterState wide{-big, big, -kInfinity, kInfinity};
+  write_counter(slot, kCounterHi | kCounterMin, wide, keep);
+  EXPECT_EQ(aside.size(), 2u);
+  CounterState read = read_counter(slot, kCounterHi | kCounterMin, fetch);
+  EXPECT_EQ(read.value(), (Interval{-big, big}));
+  EXPECT_EQ(read.min_bound, -kInfinity);
+  const CounterState narrow{std::numeric_limits<std::int32_t>::min() + 2,
+                            std::numeric_limits<std::int32_t>::max() - 1, 0, kInfinity};
+  write_counter(slot, kCounterHi | kCounterMin, narrow, keep);
+  EXPECT_TRUE(aside.empty());
+  read = read_counter(slot, kCounterHi | kCounterMin, fetch);
+  EXPECT_EQ(read.lo, narrow.lo);
+  EXPECT_EQ(read.hi, narrow.hi);
+  EXPECT_EQ(read.min_bound, 0);
+  EXPECT_EQ(counter_code(std::numeric_limits<std::int32_t>::max()), kWideCode);
+  EXPECT_EQ(counter_code(kInfinity), kPlusInfinityCode);
 }
 
 TEST(SpacegenRuntime, LayoutIndexAndDecodeRoundTrip) {

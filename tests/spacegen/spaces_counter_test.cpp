@@ -8,6 +8,7 @@
 #include "generated/space_counter_mul/space.h"
 #include "generated/space_counter_nested/space.h"
 #include "generated/space_counter_sum/space.h"
+#include "generated/space_counter_wide/space.h"
 #include "generated/space_half_counter/space.h"
 #include "generated/space_int_counter_value/space.h"
 #include "generated/space_integer_code/space.h"
@@ -179,7 +180,7 @@ TEST(SpacegenHalfCounter, KeepsTheLowerEndAgainstAnUpperBound) {
   auto c = make_candidate<space_half_counter::Candidate>(fun);
   using namespace space_half_counter::values;
   // `lo` and the upper bound: a half counter has no `hi`, and nothing bounds it from below.
-  EXPECT_EQ(c->layout().choices[space_half_counter::choice_id::unroll].stride, 16u);
+  EXPECT_EQ(c->layout().choices[space_half_counter::choice_id::unroll].stride, 8u);
   ASSERT_EQ(c->restrict_unrolled(1, unrolled::YES), Status::Ok);
   ASSERT_EQ(c->propagate(), Status::Ok);
   EXPECT_EQ(c->get_unrolled(2), unrolled::NO);
@@ -217,8 +218,8 @@ TEST(SpacegenCounterNested, CounterOfACounter) {
   auto c = make_candidate<space_counter_nested::Candidate>(fun);
   using namespace space_counter_nested::values;
   // Unbounded: `lo` and `hi` only.
-  EXPECT_EQ(c->layout().choices[space_counter_nested::choice_id::inner].stride, 16u);
-  EXPECT_EQ(c->layout().choices[space_counter_nested::choice_id::outer].stride, 16u);
+  EXPECT_EQ(c->layout().choices[space_counter_nested::choice_id::inner].stride, 8u);
+  EXPECT_EQ(c->layout().choices[space_counter_nested::choice_id::outer].stride, 8u);
   EXPECT_EQ(c->get_inner(), (Interval{0, 4}));
   EXPECT_EQ(c->get_outer(), (Interval{0, 8}));
   ASSERT_EQ(c->restrict_on(0, on::YES), Status::Ok);
@@ -228,6 +229,30 @@ TEST(SpacegenCounterNested, CounterOfACounter) {
   ASSERT_EQ(c->restrict_on(1, on::NO), Status::Ok);
   ASSERT_EQ(c->propagate(), Status::Ok);
   EXPECT_EQ(c->get_outer(), (Interval{4, 4}));
+}
+
+// Products past 32 bits and a bound past them stay exact: 2^20 * 2^16 leaves room for at most
+// 2^4 of the last size under 2^40, so 2^8 goes. A copy keeps its own values.
+TEST(SpacegenCounterWide, ValuesPast32BitsStayExact) {
+  Backbone fun;
+  fun.add_dim({1, std::int64_t{1} << 20});
+  fun.add_dim({1, std::int64_t{1} << 16});
+  fun.add_dim({1, std::int64_t{1} << 8});
+  auto c = make_candidate<space_counter_wide::Candidate>(fun);
+  EXPECT_EQ(c->get_volume(), (Interval{1, std::int64_t{1} << 40}));
+  ASSERT_EQ(c->restrict_size(0, Interval{1 << 20, 1 << 20}), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  auto copy = c->clone();
+  ASSERT_EQ(c->restrict_size(1, Interval{1 << 16, 1 << 16}), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->values_size(2), (Values{1}));
+  EXPECT_EQ(c->get_volume(), (Interval{std::int64_t{1} << 36, std::int64_t{1} << 36}));
+  auto& other = static_cast<space_counter_wide::Candidate&>(*copy);
+  EXPECT_EQ(other.get_volume(), (Interval{1 << 20, std::int64_t{1} << 40}));
+  ASSERT_EQ(other.restrict_size(1, Interval{1, 1}), Status::Ok);
+  ASSERT_EQ(other.propagate(), Status::Ok);
+  EXPECT_EQ(other.get_volume(), (Interval{1 << 20, std::int64_t{1} << 28}));
+  EXPECT_EQ(c->get_volume(), (Interval{std::int64_t{1} << 36, std::int64_t{1} << 36}));
 }
 
 TEST(SpacegenCounterCompare, CounterAgainstIntegerChoice) {

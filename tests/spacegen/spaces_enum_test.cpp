@@ -7,6 +7,7 @@
 #include "generated/space_choice_equal/space.h"
 #include "generated/space_conflict/space.h"
 #include "generated/space_enum_is/space.h"
+#include "generated/space_enum_wide/space.h"
 #include "generated/space_equal_pairs/space.h"
 #include "generated/space_implication/space.h"
 #include "generated/space_static_code/space.h"
@@ -32,6 +33,35 @@ TEST(SpacegenEnumIs, InstructionsLoseBlueAndRedForcesRound) {
   ASSERT_EQ(c->restrict_color(0, color::RED), Status::Ok);
   ASSERT_EQ(c->propagate(), Status::Ok);
   EXPECT_EQ(c->get_shape(0), shape::ROUND);
+}
+
+// Ten values take two bytes a domain, two values two bits; both read and restrict alike,
+// through the generated accessors and the type-erased view.
+TEST(SpacegenEnumWide, WholeBytesBesidePackedBits) {
+  Backbone fun;
+  fun.add_inst();
+  fun.add_dim({1, 2});
+  fun.add_inst();
+  auto c = make_candidate<space_enum_wide::Candidate>(fun);
+  using namespace space_enum_wide::values;
+  const ChoiceLayout& wide = c->layout().choices[space_enum_wide::choice_id::digit];
+  const ChoiceLayout& packed = c->layout().choices[space_enum_wide::choice_id::parity];
+  EXPECT_EQ(wide.bits, 0u);
+  EXPECT_EQ(wide.stride, 2u);
+  EXPECT_EQ(packed.bits, 2u);
+  ASSERT_EQ(c->restrict_digit(2, digit::D9), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_parity(2), parity::ODD);
+  EXPECT_EQ(c->get_parity(1), parity::ALL);
+  ASSERT_EQ(c->restrict_parity(1, parity::ODD), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_digit(1), digit::ALL & ~digit::D8);
+  const InstanceRef digit1{space_enum_wide::choice_id::digit, {1}};
+  ASSERT_EQ(c->restrict(digit1, {8, 9}), Status::Ok);
+  EXPECT_EQ(c->domain(digit1), (std::vector<std::uint32_t>{9}));
+  EXPECT_EQ(c->domain({space_enum_wide::choice_id::parity, {0}}),
+            (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_EQ(c->get_digit(0), digit::ALL);
 }
 
 TEST(SpacegenAlias, ValueRequiresAndAliasRequires) {

@@ -22,12 +22,28 @@ ValueSet flip(ValueSet d) {
   return out;
 }
 
-/// Lower-triangle storage of c(lo, hi), as spacegen lays out an antisymmetric choice.
+ValueSet random_domain(std::mt19937& rng) {
+  ValueSet d = 0;
+  while (d == 0) d = rng() % (1 << kValues);
+  return d;
+}
+
+constexpr std::size_t kPairs = kObjects * (kObjects - 1) / 2;
+
+/// Lower-triangle storage of c(lo, hi), packed as spacegen lays out an antisymmetric choice.
 struct Relation {
-  std::vector<unsigned char> slots = std::vector<unsigned char>(kObjects * (kObjects - 1) / 2);
+  std::vector<unsigned char> slots = std::vector<unsigned char>((kPairs * kValues + 7) / 8 + 8);
   ValueSet get(ObjectId a, ObjectId b) const {
     if (a > b) return flip(get(b, a));
-    return slots[std::size_t{b} * (b - 1) / 2 + a];
+    return load_packed(slots.data(), std::size_t{b} * (b - 1) / 2 + a, kValues);
+  }
+  void set(ObjectId lo, ObjectId hi, ValueSet d) {
+    store_packed(slots.data(), std::size_t{hi} * (hi - 1) / 2 + lo, kValues, d);
+  }
+  void randomize(std::mt19937& rng) {
+    for (ObjectId hi = 1; hi < kObjects; ++hi) {
+      for (ObjectId lo = 0; lo < hi; ++lo) set(lo, hi, random_domain(rng));
+    }
   }
 };
 
@@ -58,12 +74,6 @@ Tables random_tables(std::mt19937& rng) {
     }
   }
   return t;
-}
-
-ValueSet random_domain(std::mt19937& rng) {
-  ValueSet d = 0;
-  while (d == 0) d = rng() % (1 << kValues);
-  return d;
 }
 
 struct Narrowing {
@@ -127,7 +137,7 @@ TEST(SpacegenTriangle, ScanNarrowsWhatTheScalarReadingNarrows) {
                                 {{{tables.keep0.data(), kValues, 0, round % 2 == 1},
                                   {tables.keep1.data(), kValues, 0, round % 4 >= 2}}}};
       Relation c;
-      for (unsigned char& d : c.slots) d = static_cast<unsigned char>(random_domain(rng));
+      c.randomize(rng);
       expect_scan_matches_scalar(rng, tables, t, c, random_members(rng, num_objects), num_objects);
     }
   }
@@ -142,7 +152,7 @@ TEST(SpacegenTriangle, CachedRowsFollowTheStoresTheyAreTold) {
       kInvolution,
       {{{tables.keep0.data(), kValues, 0, false}, {tables.keep1.data(), kValues, 0, true}}}};
   Relation c;
-  for (unsigned char& d : c.slots) d = static_cast<unsigned char>(random_domain(rng));
+  c.randomize(rng);
   const std::vector<std::uint64_t> members = random_members(rng, kFew);
   forget_triangle_rows();
   for (int round = 0; round < 300; ++round) {
@@ -152,7 +162,7 @@ TEST(SpacegenTriangle, CachedRowsFollowTheStoresTheyAreTold) {
       const auto hi = static_cast<ObjectId>(1 + rng() % (kFew - 1));
       const auto lo = static_cast<ObjectId>(rng() % hi);
       const ValueSet now = random_domain(rng);
-      c.slots[std::size_t{hi} * (hi - 1) / 2 + lo] = static_cast<unsigned char>(now);
+      c.set(lo, hi, now);
       note_triangle_store<kValues>(c.slots.data(), lo, hi, now, flip(now));
     }
   }
@@ -165,7 +175,7 @@ TEST(SpacegenTriangle, ScanStopsAtTheFirstConflict) {
       kInvolution,
       {{{tables.keep0.data(), kValues, 0, false}, {tables.keep1.data(), kValues, 0, true}}}};
   Relation c;
-  for (unsigned char& d : c.slots) d = static_cast<unsigned char>(random_domain(rng));
+  c.randomize(rng);
   std::vector<std::uint64_t> members((kObjects + 63) / 64, ~std::uint64_t{0});
   members.back() = (std::uint64_t{1} << (kObjects % 64)) - 1;
   std::vector<ObjectId> seen;
