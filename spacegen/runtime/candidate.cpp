@@ -215,24 +215,31 @@ std::int64_t CandidateBase::wide_counter_field(std::uint32_t choice, std::size_t
 
 void CandidateBase::set_wide_counter_field(std::uint32_t choice, std::size_t index, unsigned field,
                                            const std::optional<std::int64_t>& value) {
-  auto wide = wide_fields_ ? std::make_shared<std::vector<WideField>>(*wide_fields_)
-                           : std::make_shared<std::vector<WideField>>();
   const auto key = wide_field_key(choice, index, field);
-  auto at = std::lower_bound(wide->begin(), wide->end(), key, [](const WideField& w, auto k) {
-    return wide_field_key(w.choice, w.index, w.field) < k;
-  });
-  const bool found = at != wide->end() && wide_field_key(at->choice, at->index, at->field) == key;
+  const std::vector<WideField> none;
+  const std::vector<WideField>& old = wide_fields_ ? *wide_fields_ : none;
+  const auto at = std::lower_bound(old.begin(), old.end(), key,
+                                   [](const WideField& w, auto k) {
+                                     return wide_field_key(w.choice, w.index, w.field) < k;
+                                   }) -
+                  old.begin();
+  const bool found =
+      at < std::ssize(old) && wide_field_key(old[at].choice, old[at].index, old[at].field) == key;
+  if (found && value == old[at].value) return;  // copy only on a real change
+  if (!found && !value) return;
+  auto fields = std::make_shared<std::vector<WideField>>(old);
   if (!value) {
-    if (found) wide->erase(at);
+    fields->erase(fields->begin() + at);
   } else if (found) {
-    at->value = *value;
+    (*fields)[at].value = *value;
   } else {
-    wide->insert(at, {choice, static_cast<std::uint32_t>(index), field, *value});
+    fields->insert(fields->begin() + at,
+                   {choice, static_cast<std::uint32_t>(index), field, *value});
   }
-  if (wide->empty()) {
+  if (fields->empty()) {
     wide_fields_.reset();
   } else {
-    wide_fields_ = std::move(wide);
+    wide_fields_ = std::move(fields);
   }
 }
 
