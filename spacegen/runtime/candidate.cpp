@@ -1,8 +1,10 @@
 #include "spacegen/runtime/candidate.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <tuple>
+#include <utility>
 
 #include "spacegen/runtime/triangle.h"
 #include "support/check.h"
@@ -32,6 +34,16 @@ bool more_than_one(const unsigned char* block, const ChoiceLayout& l, std::size_
 
 auto wide_field_key(std::uint32_t choice, std::size_t index, unsigned field) {
   return std::tuple(choice, static_cast<std::uint32_t>(index), field);
+}
+
+/// Where the field with `key` is (true) or would be inserted (false) in a table sorted by key.
+template <typename Field, typename Key>
+std::pair<std::ptrdiff_t, bool> find_wide_field(const std::vector<Field>& fields, const Key& key) {
+  const auto at = std::lower_bound(
+      fields.begin(), fields.end(), key,
+      [](const Field& w, const Key& k) { return wide_field_key(w.choice, w.index, w.field) < k; });
+  return {at - fields.begin(),
+          at != fields.end() && wide_field_key(at->choice, at->index, at->field) == key};
 }
 
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
@@ -206,25 +218,16 @@ void CandidateBase::make_room_for_members() {
 std::int64_t CandidateBase::wide_counter_field(std::uint32_t choice, std::size_t index,
                                                unsigned field) const {
   SCULPT_CHECK(wide_fields_) << "a wide counter field without its value";
-  const auto at = std::find_if(wide_fields_->begin(), wide_fields_->end(), [&](const WideField& w) {
-    return wide_field_key(w.choice, w.index, w.field) == wide_field_key(choice, index, field);
-  });
-  SCULPT_CHECK(at != wide_fields_->end()) << "a wide counter field without its value";
-  return at->value;
+  const auto [at, found] = find_wide_field(*wide_fields_, wide_field_key(choice, index, field));
+  SCULPT_CHECK(found) << "a wide counter field without its value";
+  return (*wide_fields_)[at].value;
 }
 
 void CandidateBase::set_wide_counter_field(std::uint32_t choice, std::size_t index, unsigned field,
                                            const std::optional<std::int64_t>& value) {
-  const auto key = wide_field_key(choice, index, field);
   const std::vector<WideField> none;
   const std::vector<WideField>& old = wide_fields_ ? *wide_fields_ : none;
-  const auto at = std::lower_bound(old.begin(), old.end(), key,
-                                   [](const WideField& w, auto k) {
-                                     return wide_field_key(w.choice, w.index, w.field) < k;
-                                   }) -
-                  old.begin();
-  const bool found =
-      at < std::ssize(old) && wide_field_key(old[at].choice, old[at].index, old[at].field) == key;
+  const auto [at, found] = find_wide_field(old, wide_field_key(choice, index, field));
   if (found && value == old[at].value) return;  // copy only on a real change
   if (!found && !value) return;
   auto fields = std::make_shared<std::vector<WideField>>(old);
