@@ -406,14 +406,14 @@ std::vector<InstanceRef> CandidateBase::open_instances() const {
   return out;
 }
 
-std::size_t CandidateBase::open_instance_count() const {
+std::size_t CandidateBase::count_live(bool open_only) const {
   std::size_t count = 0;
   for_each_live(
       [&](std::uint32_t, std::size_t, const ObjectId*, std::uint32_t) {
         ++count;
         return true;
       },
-      /*open_only=*/true);
+      open_only);
   return count;
 }
 

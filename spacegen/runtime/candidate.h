@@ -131,12 +131,15 @@ class CandidateBase {
   /// Live, non-counter instances with more than one value left, in layout order.
   std::vector<InstanceRef> open_instances() const;
   /// How many there are, without building them (Chen's strata count them at every node).
-  std::size_t open_instance_count() const;
+  std::size_t open_instance_count() const { return count_live(/*open_only=*/true); }
   /// The first of them: the next decision of a search that decides in layout order
   /// (choices in declaration order); nullopt when the candidate is fully specified.
   std::optional<InstanceRef> first_open_instance() const;
   /// Every live non-counter instance.
   std::vector<InstanceRef> live_instances() const;
+  /// How many there are: in a fully specified candidate, the instances its decisions and their
+  /// propagation fixed.
+  std::size_t live_instance_count() const { return count_live(/*open_only=*/false); }
   bool is_live(const InstanceRef& instance) const;
   std::vector<std::uint32_t> domain(const InstanceRef& instance) const;
   std::string value_name(const InstanceRef& instance, std::uint32_t value) const;
@@ -343,6 +346,7 @@ class CandidateBase {
   /// f returns false.
   template <typename F>
   void for_each_live(F&& f, bool open_only = false, std::size_t from = 0) const;
+  std::size_t count_live(bool open_only) const;
 
   struct QueuedInstance {
     std::uint32_t choice;

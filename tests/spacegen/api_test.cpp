@@ -30,6 +30,7 @@ TEST(SpacegenApi, OpenInstancesAndRestrictionThroughTheInvolution) {
   EXPECT_EQ(c->value_name(reversed, c->domain(reversed)[0]), "AFTER");
   EXPECT_EQ(c->open_instances().size(), 2u);
   EXPECT_EQ(c->open_instance_count(), 2u);
+  EXPECT_EQ(c->live_instance_count(), 3u);  // the fixed one stays live
 }
 
 TEST(SpacegenApi, ActionsRoundTripAndReplay) {
