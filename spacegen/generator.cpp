@@ -3156,6 +3156,9 @@ class Generator {
     w.line("return Status::Ok;");
     w.close();
     w.line();
+    // Every tuple, even those where y, the lower end of the equivalence that changed, fails
+    // the condition: `around(y)` skips x by the current equivalence, so when both change in
+    // one propagation, each skip would count on the other's check and x would go unchecked.
     w.comment(hoists_peers(qi)
                   ? "Checks x under every parameter tuple; its peers are read once for all."
                   : "Checks x.");
