@@ -49,6 +49,7 @@ class CpuEvaluator final : public Evaluator {
 
   std::string name() const override { return "cpu"; }
   std::future<Evaluation> submit(KernelCode code, std::shared_ptr<const Problem> problem) override;
+  void cancel_waiting() override { pipeline_->cancel_waiting(); }
 
   CpuEvaluatorStats stats() const;
   const CCompiler& compiler() const { return compiler_; }

@@ -52,6 +52,7 @@ class CudaEvaluator final : public Evaluator {
   std::string name() const override { return "cuda"; }
   /// `code` must be PTX, with its launch configuration.
   std::future<Evaluation> submit(KernelCode code, std::shared_ptr<const Problem> problem) override;
+  void cancel_waiting() override { pipeline_->cancel_waiting(); }
 
   CudaEvaluatorStats stats() const;
   /// "NVIDIA H100 80GB HBM3 (sm_90)".

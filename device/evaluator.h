@@ -81,6 +81,10 @@ class Evaluator {
   virtual std::future<Evaluation> submit(KernelCode code,
                                          std::shared_ptr<const Problem> problem) = 0;
 
+  /// Abandons the evaluations submitted so far that have not started running (a search out of
+  /// budget): their futures throw std::future_error at once. The one being measured finishes.
+  virtual void cancel_waiting() = 0;
+
   /// Compiles, runs, times and checks one candidate, waiting for the result.
   Evaluation evaluate(KernelCode code, std::shared_ptr<const Problem> problem) {
     return submit(std::move(code), std::move(problem)).get();

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <unordered_set>
 #include <variant>
 
 #include "device/evaluator.h"
@@ -63,8 +64,25 @@ class Pipeline {
     job->code = std::move(code);
     job->problem = std::move(problem);
     auto future = job->promise.get_future();
+    {
+      std::lock_guard lock(mutex_);
+      waiting_.insert(job);
+    }
     pool_->post([this, job] { compile(job); });
     return future;
+  }
+
+  /// Abandons every evaluation submitted so far whose measurement has not started: its future
+  /// throws std::future_error at once, and its compilation, if under way, is thrown away. The
+  /// measurement under way finishes.
+  void cancel_waiting() {
+    std::lock_guard lock(mutex_);
+    for (const std::shared_ptr<Job>& job : waiting_) {
+      job->promise.set_exception(
+          std::make_exception_ptr(std::future_error(std::future_errc::broken_promise)));
+    }
+    waiting_.clear();
+    compiled_.clear();
   }
 
   /// Evaluations finished, whatever their check (not those that threw).
@@ -88,12 +106,22 @@ class Pipeline {
     std::optional<Compiled> compiled;
   };
 
+  /// Whether `job` still waits (not abandoned); if so and `settle`, it waits no longer: the
+  /// caller now owns its promise.
+  bool still_waiting(const std::shared_ptr<Job>& job, bool settle) {
+    std::lock_guard lock(mutex_);
+    if (!waiting_.contains(job)) return false;
+    if (settle) waiting_.erase(job);
+    return true;
+  }
+
   void compile(const std::shared_ptr<Job>& job) {
+    if (!still_waiting(job, false)) return;
     std::optional<CompileResult> result;
     try {
       result.emplace(compile_(job->code));
     } catch (...) {
-      job->promise.set_exception(std::current_exception());
+      if (still_waiting(job, true)) job->promise.set_exception(std::current_exception());
       return;
     }
     {
@@ -101,12 +129,13 @@ class Pipeline {
       if (measuring_) ++compiled_while_measuring_;
     }
     if (auto* evaluation = std::get_if<Evaluation>(&*result)) {
-      finish(*job, std::move(*evaluation));
+      if (still_waiting(job, true)) finish(*job, std::move(*evaluation));
       return;
     }
     job->compiled.emplace(std::move(std::get<Compiled>(*result)));
     {
       std::lock_guard lock(mutex_);
+      if (!waiting_.contains(job)) return;
       compiled_.push_back(job);
     }
     ready_.notify_one();
@@ -121,6 +150,7 @@ class Pipeline {
         if (stopping_) return;
         job = std::move(compiled_.front());
         compiled_.pop_front();
+        waiting_.erase(job);
         measuring_ = true;
       }
       std::optional<Evaluation> evaluation;
@@ -150,6 +180,8 @@ class Pipeline {
 
   mutable std::mutex mutex_;
   std::condition_variable ready_;
+  /// Submitted and neither measured nor settled by compiling: what cancel_waiting abandons.
+  std::unordered_set<std::shared_ptr<Job>> waiting_;
   std::deque<std::shared_ptr<Job>> compiled_;
   bool stopping_ = false;
   bool measuring_ = false;

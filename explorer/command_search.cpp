@@ -180,10 +180,13 @@ int run_search(const SearchCommandOptions& o) {
     const std::string ext = language == device::Language::c ? "c" : "ptx";
     std::ofstream(dir / ("best." + ext)) << best_code->source;
   }
-  fmt::print("{} {} on {}: {} evaluated ({}), {} dead ends; log {}\n", o.kernel,
+  fmt::print("{} {} on {}: {} evaluated ({}), {} dead ends{}; log {}\n", o.kernel,
              backbone::format_sizes(lookup.sizes), device->name(),
              previous.size() + static_cast<std::size_t>(stats.evaluated), check_counts(counts),
-             stats.dead_ends, log_path.string());
+             stats.dead_ends,
+             stats.abandoned > 0 ? fmt::format(", {} left unrun at the budget", stats.abandoned)
+                                 : std::string(),
+             log_path.string());
   if (!best) {
     fmt::print("no valid candidate\n");
     return kExitNothingValid;

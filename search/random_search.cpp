@@ -47,6 +47,7 @@ SearchStats random_search(const gpu_space::Candidate& root, device::Evaluator& d
   std::deque<Pending> pending;
   std::int64_t submitted = 0;
   auto out_of_time = [&] { return options.budget && elapsed() >= *options.budget; };
+  bool cancelled = false;
   while (submitted < options.evals || !pending.empty()) {
     while (submitted < options.evals && static_cast<int>(pending.size()) < options.in_flight &&
            !out_of_time()) {
@@ -66,7 +67,20 @@ SearchStats random_search(const gpu_space::Candidate& root, device::Evaluator& d
     if (pending.empty()) break;
     Pending done = std::move(pending.front());
     pending.pop_front();
-    done.evaluated.evaluation = done.future.get();
+    if (options.budget && !cancelled) {
+      // At the budget, drop what has not started running rather than wait for it.
+      done.future.wait_until(start + std::chrono::duration_cast<Clock::duration>(*options.budget));
+      if (out_of_time()) {
+        device.cancel_waiting();
+        cancelled = true;
+      }
+    }
+    try {
+      done.evaluated.evaluation = done.future.get();
+    } catch (const std::future_error&) {
+      ++stats.abandoned;
+      continue;
+    }
     done.evaluated.t = elapsed().count();
     ++stats.evaluated;
     on_evaluated(std::move(done.evaluated));

@@ -44,10 +44,13 @@ struct Evaluated {
 struct SearchStats {
   std::int64_t evaluated = 0;
   std::int64_t dead_ends = 0;
+  /// Submitted but not run: still waiting for the device when the budget ran out.
+  std::int64_t abandoned = 0;
 };
 
 /// Random search on `device`: calls `on_evaluated` for each evaluation, in submission order.
-/// A DeviceError from the device propagates.
+/// When the budget runs out, the evaluation being measured finishes and those still waiting are
+/// abandoned. A DeviceError from the device propagates.
 SearchStats random_search(const gpu_space::Candidate& root, device::Evaluator& device,
                           device::Language language,
                           const std::shared_ptr<const device::Problem>& problem,

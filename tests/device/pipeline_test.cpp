@@ -1,0 +1,112 @@
+// The pipeline every device shares: cancel_waiting abandons the evaluations that have not
+// started running, at once, and lets the one being measured finish.
+#include "device/pipeline.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
+namespace sculpt::device {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A gate the measuring thread waits at until the test opens it.
+struct Gate {
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool open = false;
+  int arrived = 0;
+
+  void pass() {
+    std::unique_lock lock(mutex);
+    ++arrived;
+    changed.notify_all();
+    changed.wait(lock, [this] { return open; });
+  }
+  void wait_for_arrivals(int n) {
+    std::unique_lock lock(mutex);
+    changed.wait(lock, [&] { return arrived >= n; });
+  }
+  void release() {
+    std::lock_guard lock(mutex);
+    open = true;
+    changed.notify_all();
+  }
+};
+
+KernelCode code_named(const std::string& entry) {
+  KernelCode code;
+  code.entry = entry;
+  return code;
+}
+
+TEST(Pipeline, CancelWaitingAbandonsAllButTheMeasurementUnderWay) {
+  Gate measuring;
+  std::atomic<int> measured = 0;
+  Pipeline<int> pipeline(
+      2, [](const KernelCode&) -> Pipeline<int>::CompileResult { return 0; },
+      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&) {
+        measuring.pass();
+        ++measured;
+        Evaluation e;
+        e.time_ns = 1.0;
+        return e;
+      });
+  std::vector<std::future<Evaluation>> futures;
+  for (int i = 0; i < 4; ++i) futures.push_back(pipeline.submit(code_named("k"), nullptr));
+  measuring.wait_for_arrivals(1);
+
+  pipeline.cancel_waiting();
+  // The three waiting ones are settled at once, before the measurement ends.
+  int abandoned = 0;
+  for (auto& f : futures) {
+    if (f.wait_for(0s) != std::future_status::ready) continue;
+    EXPECT_THROW(f.get(), std::future_error);
+    ++abandoned;
+  }
+  EXPECT_EQ(abandoned, 3);
+
+  measuring.release();
+  int finished = 0;
+  for (auto& f : futures) {
+    if (!f.valid()) continue;
+    EXPECT_EQ(f.get().time_ns, 1.0);
+    ++finished;
+  }
+  EXPECT_EQ(finished, 1);
+  EXPECT_EQ(measured.load(), 1);
+
+  // The pipeline goes on with what is submitted afterwards.
+  EXPECT_EQ(pipeline.submit(code_named("after"), nullptr).get().time_ns, 1.0);
+  EXPECT_EQ(pipeline.evaluations(), 2);
+}
+
+TEST(Pipeline, CancelWaitingThrowsAwayACompilationUnderWay) {
+  Gate compiling;
+  std::atomic<int> measured = 0;
+  Pipeline<int> pipeline(
+      1,
+      [&](const KernelCode&) -> Pipeline<int>::CompileResult {
+        compiling.pass();
+        return 0;
+      },
+      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&) {
+        ++measured;
+        return Evaluation{};
+      });
+  auto future = pipeline.submit(code_named("k"), nullptr);
+  compiling.wait_for_arrivals(1);
+  pipeline.cancel_waiting();
+  EXPECT_THROW(future.get(), std::future_error);
+  compiling.release();
+  // The compiled candidate is not measured: the next submission is the only one.
+  pipeline.submit(code_named("after"), nullptr).get();
+  EXPECT_EQ(measured.load(), 1);
+}
+
+}  // namespace
+}  // namespace sculpt::device
