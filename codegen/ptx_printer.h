@@ -1,8 +1,9 @@
 #pragma once
 // The PTX printer: a lowered kernel as a PTX module with one entry. Unrolled and vector loops
 // are expanded (one named register per iteration of the dims a value is indexed by), sequential
-// loops become branches, threads read %tid, blocks decode %ctaid.x (the grid is 1-D), shared
-// temporaries are .shared arrays and global ones module-level .global arrays.
+// loops become branches (marked "nounroll", so that ptxas keeps them loops), threads read %tid,
+// blocks decode %ctaid.x (the grid is 1-D), shared temporaries are .shared arrays and global
+// ones module-level .global arrays.
 #include <string>
 
 #include "codegen/lowered.h"
