@@ -67,7 +67,9 @@ class CudaPrinter : public CLikePrinter {
           body(node.body);
           continue;
         }
-        if (dim.kind == LoopKind::kUnroll || dim.kind == LoopKind::kVector) w_.line("#pragma unroll");
+        // Like the PTX printer's, sequential loops stay loops: the candidate decided.
+        const bool unrolled = dim.kind == LoopKind::kUnroll || dim.kind == LoopKind::kVector;
+        w_.line(unrolled ? "#pragma unroll" : "#pragma unroll 1");
         open_loop(node.dim);
         body(node.body);
         w_.close();
