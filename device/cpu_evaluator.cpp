@@ -19,17 +19,19 @@ CpuEvaluator::CpuEvaluator(CpuEvaluatorOptions options)
       compile_threads_or_default(options_.compile_threads),
       [this](const KernelCode& code) { return compile(code); },
       [this](const KernelCode& code, const std::shared_ptr<const Problem>& problem,
-             std::filesystem::path& object) { return measure(code, problem, object); });
+             std::filesystem::path& object, std::optional<std::chrono::nanoseconds> cutoff) {
+        return measure(code, problem, object, cutoff);
+      });
 }
 
 CpuEvaluator::~CpuEvaluator() = default;
 
-std::future<Evaluation> CpuEvaluator::submit(KernelCode code,
-                                             std::shared_ptr<const Problem> problem) {
+std::future<Evaluation> CpuEvaluator::queue(KernelCode code, std::shared_ptr<const Problem> problem,
+                                            std::optional<std::chrono::nanoseconds> cutoff) {
   SCULPT_CHECK(code.language == Language::c)
       << "the cpu device runs C; " << code.entry << " is PTX";
   SCULPT_CHECK(problem != nullptr) << "no problem given for " << code.entry;
-  return pipeline_->submit(std::move(code), std::move(problem));
+  return pipeline_->submit(std::move(code), std::move(problem), cutoff);
 }
 
 Pipeline<std::filesystem::path>::CompileResult CpuEvaluator::compile(const KernelCode& code) {
@@ -43,7 +45,8 @@ Pipeline<std::filesystem::path>::CompileResult CpuEvaluator::compile(const Kerne
 
 Evaluation CpuEvaluator::measure(const KernelCode& code,
                                  const std::shared_ptr<const Problem>& problem,
-                                 const std::filesystem::path& object) {
+                                 const std::filesystem::path& object,
+                                 std::optional<std::chrono::nanoseconds> cutoff) {
   Workspace& space = workspaces_.get(problem, [&] {
     Workspace created;
     created.problem = problem;
@@ -62,16 +65,18 @@ Evaluation CpuEvaluator::measure(const KernelCode& code,
       if (compiler != nullptr) compiler->resume();
     }
   };
+  RunPlan plan = options_.plan;
+  if (cutoff) plan.cutoff = cutoff;
   RunOutcome outcome;
   {
     CompilationPause pause(options_.pause_compilation_while_measuring ? &compiler_ : nullptr);
-    outcome = space.server->run(object, code.entry, options_.plan);
+    outcome = space.server->run(object, code.entry, plan);
   }
   {
     std::lock_guard lock(mutex_);
     ++runs_;
   }
-  return evaluation_of(std::move(outcome), *space.data,
+  return evaluation_of(std::move(outcome), plan, *space.data,
                        [&](std::size_t i) { return space.server->result(i); });
 }
 

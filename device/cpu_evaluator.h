@@ -48,13 +48,15 @@ class CpuEvaluator final : public Evaluator {
   ~CpuEvaluator() override;
 
   std::string name() const override { return "cpu"; }
-  std::future<Evaluation> submit(KernelCode code, std::shared_ptr<const Problem> problem) override;
   void cancel_waiting() override { pipeline_->cancel_waiting(); }
 
   CpuEvaluatorStats stats() const;
   const CCompiler& compiler() const { return compiler_; }
 
  private:
+  std::future<Evaluation> queue(KernelCode code, std::shared_ptr<const Problem> problem,
+                                std::optional<std::chrono::nanoseconds> cutoff) override;
+
   /// A problem's data and the server that runs candidates on it.
   struct Workspace {
     std::shared_ptr<const Problem> problem;
@@ -64,7 +66,8 @@ class CpuEvaluator final : public Evaluator {
 
   Pipeline<std::filesystem::path>::CompileResult compile(const KernelCode& code);
   Evaluation measure(const KernelCode& code, const std::shared_ptr<const Problem>& problem,
-                     const std::filesystem::path& object);
+                     const std::filesystem::path& object,
+                     std::optional<std::chrono::nanoseconds> cutoff);
 
   CpuEvaluatorOptions options_;
   CCompiler compiler_;

@@ -43,17 +43,20 @@ CudaEvaluator::CudaEvaluator(CudaEvaluatorOptions options)
       compile_threads_or_default(options_.compile_threads),
       [this](const KernelCode& code) { return compile(code); },
       [this](const KernelCode& code, const std::shared_ptr<const Problem>& problem,
-             CudaImage& image) { return measure(code, problem, image); });
+             CudaImage& image, std::optional<std::chrono::nanoseconds> cutoff) {
+        return measure(code, problem, image, cutoff);
+      });
 }
 
 CudaEvaluator::~CudaEvaluator() = default;
 
-std::future<Evaluation> CudaEvaluator::submit(KernelCode code,
-                                              std::shared_ptr<const Problem> problem) {
+std::future<Evaluation> CudaEvaluator::queue(KernelCode code,
+                                             std::shared_ptr<const Problem> problem,
+                                             std::optional<std::chrono::nanoseconds> cutoff) {
   SCULPT_CHECK(code.language == Language::ptx)
       << "the cuda device runs PTX; " << code.entry << " is C";
   SCULPT_CHECK(problem != nullptr) << "no problem given for " << code.entry;
-  return pipeline_->submit(std::move(code), std::move(problem));
+  return pipeline_->submit(std::move(code), std::move(problem), cutoff);
 }
 
 Pipeline<CudaImage>::CompileResult CudaEvaluator::compile(const KernelCode& code) {
@@ -67,21 +70,24 @@ Pipeline<CudaImage>::CompileResult CudaEvaluator::compile(const KernelCode& code
 
 Evaluation CudaEvaluator::measure(const KernelCode& code,
                                   const std::shared_ptr<const Problem>& problem,
-                                  const CudaImage& image) {
+                                  const CudaImage& image,
+                                  std::optional<std::chrono::nanoseconds> cutoff) {
   Workspace& space = workspaces_.get(problem, [&] {
     Workspace created{.problem = problem, .data = std::make_unique<ProblemData>(*problem)};
     std::lock_guard lock(mutex_);
     created.id = static_cast<std::uint64_t>(++problems_);
     return created;
   });
-  RunOutcome outcome = runner_.run(space.id, *space.data, image, code, options_.plan);
+  RunPlan plan = options_.plan;
+  if (cutoff) plan.cutoff = cutoff;
+  RunOutcome outcome = runner_.run(space.id, *space.data, image, code, plan);
   {
     std::lock_guard lock(mutex_);
     ++runs_;
     if (outcome.check == Check::fault) ++faults_;
     if (outcome.check == Check::timeout) ++timeouts_;
   }
-  return evaluation_of(std::move(outcome), *space.data,
+  return evaluation_of(std::move(outcome), plan, *space.data,
                        [&](std::size_t i) { return runner_.result(i); });
 }
 

@@ -51,7 +51,6 @@ class CudaEvaluator final : public Evaluator {
 
   std::string name() const override { return "cuda"; }
   /// `code` must be PTX, with its launch configuration.
-  std::future<Evaluation> submit(KernelCode code, std::shared_ptr<const Problem> problem) override;
   void cancel_waiting() override { pipeline_->cancel_waiting(); }
 
   CudaEvaluatorStats stats() const;
@@ -59,6 +58,9 @@ class CudaEvaluator final : public Evaluator {
   const std::string& device_description() const { return description_; }
 
  private:
+  std::future<Evaluation> queue(KernelCode code, std::shared_ptr<const Problem> problem,
+                                std::optional<std::chrono::nanoseconds> cutoff) override;
+
   /// A problem's data, and the number by which the run worker knows whether it holds it.
   struct Workspace {
     std::shared_ptr<const Problem> problem;
@@ -68,7 +70,7 @@ class CudaEvaluator final : public Evaluator {
 
   Pipeline<CudaImage>::CompileResult compile(const KernelCode& code);
   Evaluation measure(const KernelCode& code, const std::shared_ptr<const Problem>& problem,
-                     const CudaImage& image);
+                     const CudaImage& image, std::optional<std::chrono::nanoseconds> cutoff);
 
   CudaEvaluatorOptions options_;
   std::string description_;

@@ -2,6 +2,7 @@
 // The interface every device implements (the CPU one here, CUDA later): compile a candidate's
 // code, run it on a problem's data, time it, and check its results against the reference.
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <future>
 #include <memory>
@@ -49,6 +50,9 @@ struct Evaluation {
   double spread_ns = 0;
   /// Number of timed runs (the warm-up run, whose results are checked, is not counted).
   int runs = 0;
+  /// Its runs averaged over the cutoff it was submitted with, so timing stopped before the
+  /// device's plan would have (a slow candidate of a search: its time is still measured).
+  bool cut_short = false;
   /// Compiler log, signal name, or first mismatch; empty when ok.
   std::string message{};
 };
@@ -77,9 +81,12 @@ class Evaluator {
   /// Queues an evaluation and returns at once; compilation runs in the background while
   /// earlier candidates are measured, one at a time. The future throws a DeviceError when the
   /// device itself fails. Destroying the evaluator abandons evaluations still queued (their
-  /// futures throw std::future_error).
-  virtual std::future<Evaluation> submit(KernelCode code,
-                                         std::shared_ptr<const Problem> problem) = 0;
+  /// futures throw std::future_error). A `cutoff` replaces the device's (RunPlan::cutoff) for
+  /// this candidate: once its timed runs average over it, timing stops.
+  std::future<Evaluation> submit(KernelCode code, std::shared_ptr<const Problem> problem,
+                                 std::optional<std::chrono::nanoseconds> cutoff = std::nullopt) {
+    return queue(std::move(code), std::move(problem), cutoff);
+  }
 
   /// Abandons the evaluations submitted so far that have not started running (a search out of
   /// budget): their futures throw std::future_error at once. The one being measured finishes.
@@ -89,6 +96,11 @@ class Evaluator {
   Evaluation evaluate(KernelCode code, std::shared_ptr<const Problem> problem) {
     return submit(std::move(code), std::move(problem)).get();
   }
+
+ private:
+  /// The device's submit.
+  virtual std::future<Evaluation> queue(KernelCode code, std::shared_ptr<const Problem> problem,
+                                        std::optional<std::chrono::nanoseconds> cutoff) = 0;
 };
 
 }  // namespace sculpt::device

@@ -3,6 +3,7 @@
 // measures the compiled ones, one at a time, in the order they finished compiling, so that the
 // device never waits for a compiler.
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -33,9 +34,10 @@ class Pipeline {
   using CompileResult = std::variant<Compiled, Evaluation>;
   /// Runs on the pool, several at a time. May throw (the future then throws).
   using Compile = std::function<CompileResult(const KernelCode&)>;
-  /// Runs on the measuring thread, one at a time. May throw (the future then throws).
+  /// Runs on the measuring thread, one at a time, with the cutoff the candidate was submitted
+  /// with. May throw (the future then throws).
   using Measure = std::function<Evaluation(const KernelCode&, const std::shared_ptr<const Problem>&,
-                                           Compiled&)>;
+                                           Compiled&, std::optional<std::chrono::nanoseconds>)>;
 
   Pipeline(int compile_threads, Compile compile, Measure measure)
       : compile_(std::move(compile)), measure_(std::move(measure)) {
@@ -59,10 +61,12 @@ class Pipeline {
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
-  std::future<Evaluation> submit(KernelCode code, std::shared_ptr<const Problem> problem) {
+  std::future<Evaluation> submit(KernelCode code, std::shared_ptr<const Problem> problem,
+                                 std::optional<std::chrono::nanoseconds> cutoff = std::nullopt) {
     auto job = std::make_shared<Job>();
     job->code = std::move(code);
     job->problem = std::move(problem);
+    job->cutoff = cutoff;
     auto future = job->promise.get_future();
     {
       std::lock_guard lock(mutex_);
@@ -102,6 +106,7 @@ class Pipeline {
   struct Job {
     KernelCode code;
     std::shared_ptr<const Problem> problem;
+    std::optional<std::chrono::nanoseconds> cutoff;
     std::promise<Evaluation> promise;
     std::optional<Compiled> compiled;
   };
@@ -155,7 +160,7 @@ class Pipeline {
       }
       std::optional<Evaluation> evaluation;
       try {
-        evaluation = measure_(job->code, job->problem, *job->compiled);
+        evaluation = measure_(job->code, job->problem, *job->compiled, job->cutoff);
       } catch (...) {
         job->promise.set_exception(std::current_exception());
       }

@@ -1,5 +1,7 @@
 #include "device/run_plan.h"
 
+#include <numeric>
+
 #include "support/check.h"
 
 namespace sculpt::device {
@@ -7,9 +9,10 @@ namespace sculpt::device {
 void RunPlan::validate() const {
   SCULPT_CHECK(min_runs >= 1 && max_runs >= min_runs)
       << "run counts " << min_runs << ".." << max_runs;
+  SCULPT_CHECK(!cutoff || cutoff->count() > 0) << "cutoff " << cutoff->count() << " ns";
 }
 
-Evaluation evaluation_of(RunOutcome outcome, const ProblemData& data,
+Evaluation evaluation_of(RunOutcome outcome, const RunPlan& plan, const ProblemData& data,
                          const std::function<const void*(std::size_t)>& result) {
   Evaluation evaluation;
   evaluation.check = outcome.check;
@@ -19,6 +22,9 @@ Evaluation evaluation_of(RunOutcome outcome, const ProblemData& data,
   evaluation.time_ns = statistics.median_ns;
   evaluation.spread_ns = statistics.spread_ns;
   evaluation.runs = static_cast<int>(outcome.run_ns.size());
+  evaluation.cut_short = plan.cut_short(
+      evaluation.runs,
+      std::accumulate(outcome.run_ns.begin(), outcome.run_ns.end(), std::int64_t{0}));
   for (std::size_t i = 0; i < data.size(); ++i) {
     if (!data.is_result(i)) continue;
     if (auto mismatch = data.compare(i, result(i))) {

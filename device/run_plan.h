@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,14 +21,30 @@ struct RunPlan {
   std::chrono::nanoseconds budget = std::chrono::milliseconds(500);
   int min_runs = 3;
   int max_runs = 100;
+  /// A candidate whose timed runs average over this stops being timed, min_runs or not: a
+  /// search sets it to a multiple of its best time, past which precision buys nothing.
+  std::optional<std::chrono::nanoseconds> cutoff{};
 
+  /// Whether `runs` timed runs that took `total_ns` together average over the cutoff.
+  bool over_cutoff(int runs, std::int64_t total_ns) const {
+    return cutoff && runs > 0 && total_ns > runs * cutoff->count();
+  }
   /// Whether another timed run follows `runs` timed runs that took `total_ns` together.
   bool wants_another(int runs, std::int64_t total_ns) const {
-    return runs < max_runs && (runs < min_runs || total_ns < budget.count());
+    return within_plan(runs, total_ns) && !over_cutoff(runs, total_ns);
+  }
+  /// Whether the cutoff, and only the cutoff, stopped the timing after these runs.
+  bool cut_short(int runs, std::int64_t total_ns) const {
+    return within_plan(runs, total_ns) && over_cutoff(runs, total_ns);
   }
 
   /// Checks that the counts make sense (a programming error otherwise).
   void validate() const;
+
+ private:
+  bool within_plan(int runs, std::int64_t total_ns) const {
+    return runs < max_runs && (runs < min_runs || total_ns < budget.count());
+  }
 };
 
 /// What running a candidate gave, before its results are compared with the reference.
@@ -40,11 +57,11 @@ struct RunOutcome {
   std::string message{};
 };
 
-/// The evaluation of an outcome: any check but ok is returned as it is; an ok outcome gets the
-/// median and spread of its runs, then becomes `wrong` (keeping its time) when a result
-/// parameter differs from the reference. `result(i)` gives what the warm-up run left in result
-/// parameter i.
-Evaluation evaluation_of(RunOutcome outcome, const ProblemData& data,
+/// The evaluation of an outcome of `plan`: any check but ok is returned as it is; an ok outcome
+/// gets the median and spread of its runs (and whether the cutoff stopped them), then becomes
+/// `wrong` (keeping its time) when a result parameter differs from the reference. `result(i)`
+/// gives what the warm-up run left in result parameter i.
+Evaluation evaluation_of(RunOutcome outcome, const RunPlan& plan, const ProblemData& data,
                          const std::function<const void*(std::size_t)>& result);
 
 }  // namespace sculpt::device

@@ -33,6 +33,7 @@ struct SearchCommandOptions {
   std::int64_t evals = 100;
   std::string budget;
   std::uint64_t seed = 1;
+  double cutoff = 4;
   std::string out;
   bool resume = false;
 };
@@ -88,6 +89,9 @@ int run_search(const SearchCommandOptions& o) {
   if (!lookup.ok()) return fail(lookup.error);
   if (o.algorithm != "random") return fail("unknown algorithm '" + o.algorithm + "' (known: random)");
   if (o.evals <= 0) return fail("--evals must be positive");
+  if (o.cutoff != 0 && !(o.cutoff >= 1)) {
+    return fail(fmt::format("--cutoff {} is neither 0 (off) nor a factor of at least 1", o.cutoff));
+  }
   std::optional<double> budget;
   if (!o.budget.empty() && !(budget = parse_budget(o.budget))) {
     return fail("malformed --budget '" + o.budget + "' (expected a number and s, m or h: 90s, 10m)");
@@ -145,6 +149,8 @@ int run_search(const SearchCommandOptions& o) {
   options.seed = o.seed + previous.size();  // a resumed search draws other candidates
   options.first_id = previous.empty() ? 0 : previous.back().id + 1;
   if (budget) options.budget = std::chrono::duration<double>(*budget);
+  options.cutoff = o.cutoff;
+  if (best) options.best_ns = best->time_ns;
   const device::Language language =
       device->name() == "cuda" ? device::Language::ptx : device::Language::c;
 
@@ -161,6 +167,7 @@ int run_search(const SearchCommandOptions& o) {
       entry.t = e.t;
       entry.spread_ns = e.evaluation.spread_ns;
       entry.runs = e.evaluation.runs;
+      entry.cut_short = e.evaluation.cut_short;
       entry.message = e.evaluation.message.substr(0, 2000);
       log->write(entry);
       ++counts[entry.check];
@@ -180,10 +187,13 @@ int run_search(const SearchCommandOptions& o) {
     const std::string ext = language == device::Language::c ? "c" : "ptx";
     std::ofstream(dir / ("best." + ext)) << best_code->source;
   }
-  fmt::print("{} {} on {}: {} evaluated ({}), {} dead ends{}; log {}\n", o.kernel,
+  fmt::print("{} {} on {}: {} evaluated ({}), {} dead ends{}{}; log {}\n", o.kernel,
              backbone::format_sizes(lookup.sizes), device->name(),
              previous.size() + static_cast<std::size_t>(stats.evaluated), check_counts(counts),
              stats.dead_ends,
+             stats.cut_short > 0
+                 ? fmt::format(", {} timed short (over {:g}x the best)", stats.cut_short, o.cutoff)
+                 : std::string(),
              stats.abandoned > 0 ? fmt::format(", {} left unrun at the budget", stats.abandoned)
                                  : std::string(),
              log_path.string());
@@ -210,6 +220,10 @@ Command add_search_command(CLI::App& sculpt) {
   app->add_option("--evals", o->evals, "Candidates to evaluate (in total, when resuming)");
   app->add_option("--budget", o->budget, "Wall-clock budget: 90s, 10m, 1h");
   app->add_option("--seed", o->seed, "Seed of the search and of the input data");
+  app->add_option("--cutoff", o->cutoff,
+                  "Stop timing a candidate once its runs average over this many times the best "
+                  "time so far (0: time each fully)")
+      ->capture_default_str();
   app->add_option("--out", o->out, "Run folder (default runs/KERNEL-SIZE)");
   app->add_flag("--resume", o->resume, "Continue the log in the run folder");
   return Command{app, [o] { return run_search(*o); }};

@@ -44,6 +44,7 @@ LogEvaluation evaluation_of(const json& j) {
   e.t = j.at("t").get<double>();
   e.spread_ns = j.value("spread_ns", 0.0);
   e.runs = j.value("runs", 0);
+  e.cut_short = j.value("cut_short", false);
   e.message = j.value("message", "");
   return e;
 }
@@ -122,6 +123,7 @@ void EventLog::write(const LogEvaluation& e) {
                {"t", e.t},
                {"spread_ns", e.spread_ns},
                {"runs", e.runs}};
+  if (e.cut_short) line["cut_short"] = true;
   if (!e.message.empty()) line["message"] = e.message;
   out_ << line.dump() << "\n" << std::flush;
 }

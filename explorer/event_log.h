@@ -34,6 +34,7 @@ struct LogEvaluation {
   double t = 0;                   // seconds since the search started
   double spread_ns = 0;
   int runs = 0;
+  bool cut_short = false;  // timed less than planned: slower than the search's cutoff
   std::string message;
 };
 

@@ -30,6 +30,11 @@ struct SearchOptions {
   std::int64_t first_id = 0;
   /// Candidates submitted and not yet evaluated.
   int in_flight = 4;
+  /// A candidate stops being timed once its runs average over this many times the best time
+  /// so far (it cannot become the best; its time is kept); 0: each is timed as the device plans.
+  double cutoff = 4;
+  /// The best time before this search started (a resumed search's log).
+  std::optional<double> best_ns;
 };
 
 /// One candidate as the search evaluated it.
@@ -46,6 +51,8 @@ struct SearchStats {
   std::int64_t dead_ends = 0;
   /// Submitted but not run: still waiting for the device when the budget ran out.
   std::int64_t abandoned = 0;
+  /// Evaluated, but timed less than the device planned: slower than the cutoff.
+  std::int64_t cut_short = 0;
 };
 
 /// Random search on `device`: calls `on_evaluated` for each evaluation, in submission order.

@@ -309,6 +309,31 @@ TEST_F(CpuEvaluatorTest, RepetitionsAdaptToTheBudgetAndLongRunsAreTimed) {
   EXPECT_LT(*long_run.time_ns, 2.0e9);
 }
 
+TEST_F(CpuEvaluatorTest, TheCutoffStopsTimingACandidateSlowerThanIt) {
+  CpuEvaluator evaluator(options());  // 3 runs at least, budget 20 ms
+  auto problem = axpy_problem();
+  std::string slow = kAxpy;  // 30 ms a run
+  slow.insert(slow.find("#pragma"), "struct timespec t = {0, 30000000}; nanosleep(&t, 0);\n");
+  slow.insert(0, "#define _POSIX_C_SOURCE 199309L\n#include <time.h>\n");
+  const KernelCode code = c_code(slow, "axpy");
+
+  Evaluation cut = evaluator.submit(code, problem, milliseconds(10)).get();
+  ASSERT_EQ(cut.check, Check::ok) << cut.message;
+  EXPECT_EQ(cut.runs, 1);
+  EXPECT_TRUE(cut.cut_short);
+  ASSERT_TRUE(cut.time_ns);
+  EXPECT_GE(*cut.time_ns, 30e6);
+
+  Evaluation under = evaluator.submit(code, problem, milliseconds(500)).get();
+  ASSERT_EQ(under.check, Check::ok) << under.message;
+  EXPECT_EQ(under.runs, 3);
+  EXPECT_FALSE(under.cut_short);
+
+  Evaluation plain = evaluator.evaluate(code, problem);
+  EXPECT_EQ(plain.runs, 3);
+  EXPECT_FALSE(plain.cut_short);
+}
+
 TEST_F(CpuEvaluatorTest, TheCallerNeverLoadsCandidateCode) {
   CpuEvaluator evaluator(options());
   ASSERT_EQ(evaluator.evaluate(c_code(kMatmul, "matmul"), matmul_problem()).check, Check::ok);

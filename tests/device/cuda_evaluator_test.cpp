@@ -291,6 +291,20 @@ TEST_P(CudaEvaluatorTest, AxpyIsCorrectAndTimed) {
   EXPECT_EQ(stats.worker_restarts, 0);
 }
 
+TEST_P(CudaEvaluatorTest, TheCutoffStopsTimingACandidateSlowerThanIt) {
+  CudaEvaluator evaluator(options());
+  const auto problem = axpy_problem();
+  Evaluation cut = evaluator.submit(axpy_code(), problem, std::chrono::nanoseconds(1)).get();
+  ASSERT_EQ(cut.check, Check::ok) << cut.message;
+  EXPECT_EQ(cut.runs, 1);
+  EXPECT_TRUE(cut.cut_short);
+  EXPECT_TRUE(cut.time_ns);
+  Evaluation under = evaluator.submit(axpy_code(), problem, std::chrono::seconds(1)).get();
+  ASSERT_EQ(under.check, Check::ok) << under.message;
+  EXPECT_GE(under.runs, 3);
+  EXPECT_FALSE(under.cut_short);
+}
+
 TEST_P(CudaEvaluatorTest, SyntaxErrorIsACompileErrorWithTheJitLog) {
   CudaEvaluator evaluator(options());
   Evaluation result =

@@ -1,5 +1,6 @@
-// The pipeline every device shares: cancel_waiting abandons the evaluations that have not
-// started running, at once, and lets the one being measured finish.
+// The pipeline every device shares: each candidate is measured with the cutoff it was submitted
+// with; cancel_waiting abandons the evaluations that have not started running, at once, and lets
+// the one being measured finish.
 #include "device/pipeline.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@ namespace sculpt::device {
 namespace {
 
 using namespace std::chrono_literals;
+using Cutoff = std::optional<std::chrono::nanoseconds>;
 
 // A gate the measuring thread waits at until the test opens it.
 struct Gate {
@@ -49,7 +51,7 @@ TEST(Pipeline, CancelWaitingAbandonsAllButTheMeasurementUnderWay) {
   std::atomic<int> measured = 0;
   Pipeline<int> pipeline(
       2, [](const KernelCode&) -> Pipeline<int>::CompileResult { return 0; },
-      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&) {
+      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&, Cutoff) {
         measuring.pass();
         ++measured;
         Evaluation e;
@@ -94,7 +96,7 @@ TEST(Pipeline, CancelWaitingThrowsAwayACompilationUnderWay) {
         compiling.pass();
         return 0;
       },
-      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&) {
+      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&, Cutoff) {
         ++measured;
         return Evaluation{};
       });
@@ -106,6 +108,20 @@ TEST(Pipeline, CancelWaitingThrowsAwayACompilationUnderWay) {
   // The compiled candidate is not measured: the next submission is the only one.
   pipeline.submit(code_named("after"), nullptr).get();
   EXPECT_EQ(measured.load(), 1);
+}
+
+TEST(Pipeline, EachCandidateIsMeasuredWithItsOwnCutoff) {
+  Pipeline<int> pipeline(
+      2, [](const KernelCode&) -> Pipeline<int>::CompileResult { return 0; },
+      [](const KernelCode&, const std::shared_ptr<const Problem>&, int&, Cutoff cutoff) {
+        Evaluation e;
+        if (cutoff) e.time_ns = static_cast<double>(cutoff->count());
+        return e;
+      });
+  auto with = pipeline.submit(code_named("with"), nullptr, 250ns);
+  auto without = pipeline.submit(code_named("without"), nullptr);
+  EXPECT_EQ(with.get().time_ns, 250.0);
+  EXPECT_FALSE(without.get().time_ns);
 }
 
 }  // namespace

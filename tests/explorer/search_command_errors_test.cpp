@@ -1,5 +1,5 @@
-// `sculpt search`: the user errors (unknown kernel, malformed size or budget, foreign or corrupt
-// log) that must exit with the usage code and one message.
+// `sculpt search`: the user errors (unknown kernel, malformed size or budget, a cutoff under 1,
+// foreign or corrupt log) that must exit with the usage code and one message.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -38,6 +38,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadSearch{
             "MalformedBudget", {"--kernel", "axpy", "--budget", "5 minutes"}, "malformed --budget"},
         BadSearch{"ZeroEvals", {"--kernel", "axpy", "--evals", "0"}, "--evals must be positive"},
+        BadSearch{"CutoffUnderOne",
+                  {"--kernel", "axpy", "--cutoff", "0.5"},
+                  "--cutoff 0.5 is neither 0 (off) nor a factor of at least 1"},
         BadSearch{
             "UnknownAlgorithm", {"--kernel", "axpy", "--algorithm", "mcts"}, "unknown algorithm"},
         BadSearch{"MissingLogOnResume",

@@ -1,11 +1,13 @@
-// `sculpt search` on the CPU device: the event log's format, resuming a search, the best code
-// saved.
+// `sculpt search` on the CPU device: the event log's format (an evaluation cut short says so),
+// resuming a search, the best code saved.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 
 #include "explorer/event_log.h"
 #include "tests/explorer/run_sculpt.h"
@@ -52,6 +54,36 @@ TEST(SearchCommand, LogsEveryEvaluationAndResumes) {
   ASSERT_TRUE(log.ok()) << log.error;
   ASSERT_EQ(log.evaluations.size(), 9u);
   EXPECT_EQ(log.evaluations.back().id, 8);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(EventLog, ACutShortEvaluationSaysSo) {
+  const std::filesystem::path dir = fresh_dir("cut_short");
+  std::filesystem::create_directories(dir);
+  const LogHeader header{1, "axpy", {{"n", 64}}, "cpu", 0x1234, 1, "random"};
+  {
+    EventLog log = EventLog::create(dir / "log.jsonl", header);
+    LogEvaluation e;
+    e.check = "ok";
+    e.time_ns = 9e6;
+    e.runs = 1;
+    e.cut_short = true;
+    log.write(e);
+    e.id = 1;
+    e.cut_short = false;
+    log.write(e);
+  }
+  std::ifstream in(dir / "log.jsonl");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Only the evaluation cut short carries the field.
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
+  EXPECT_NE(text.find(R"("runs":1,"cut_short":true})"), std::string::npos) << text;
+  EXPECT_EQ(text.find("cut_short", text.find("cut_short") + 1), std::string::npos) << text;
+  const LogContents log = read_log(dir / "log.jsonl");
+  ASSERT_TRUE(log.ok()) << log.error;
+  ASSERT_EQ(log.evaluations.size(), 2u);
+  EXPECT_TRUE(log.evaluations[0].cut_short);
+  EXPECT_FALSE(log.evaluations[1].cut_short);
   std::filesystem::remove_all(dir);
 }
 

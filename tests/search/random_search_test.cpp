@@ -1,9 +1,13 @@
 // The random search's budget: when it runs out, the evaluation being measured is still logged,
 // the ones waiting for the device are abandoned rather than waited for, and ids stay contiguous.
+// Its cutoff: each candidate is submitted with a multiple of the best time so far.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
+#include <optional>
 #include <thread>
+#include <vector>
 
 #include "backbone/zoo/zoo.h"
 #include "device/pipeline.h"
@@ -15,48 +19,63 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// A device whose every measurement takes `measure_time`: the shared pipeline, without a
-// compiler or a run.
-class SlowDevice final : public device::Evaluator {
+using Cutoff = std::optional<std::chrono::nanoseconds>;
+
+// A device that measures each candidate with `measure(cutoff)`, `cutoff` being the one the
+// candidate was submitted with: the shared pipeline, without a compiler or a run.
+class StandInDevice final : public device::Evaluator {
  public:
-  explicit SlowDevice(std::chrono::milliseconds measure_time)
+  explicit StandInDevice(std::function<device::Evaluation(Cutoff)> measure)
       : pipeline_(
             1, [](const device::KernelCode&) -> device::Pipeline<int>::CompileResult { return 0; },
-            [measure_time](const device::KernelCode&, const std::shared_ptr<const device::Problem>&,
-                           int&) {
-              std::this_thread::sleep_for(measure_time);
-              device::Evaluation e;
-              e.time_ns = 1e6;
-              return e;
-            }) {}
+            [measure = std::move(measure)](const device::KernelCode&,
+                                           const std::shared_ptr<const device::Problem>&, int&,
+                                           Cutoff cutoff) { return measure(cutoff); }) {}
 
-  std::string name() const override { return "slow"; }
-  std::future<device::Evaluation> submit(device::KernelCode code,
-                                         std::shared_ptr<const device::Problem> problem) override {
-    return pipeline_.submit(std::move(code), std::move(problem));
-  }
+  std::string name() const override { return "stand-in"; }
   void cancel_waiting() override { pipeline_.cancel_waiting(); }
 
  private:
+  std::future<device::Evaluation> queue(device::KernelCode code,
+                                        std::shared_ptr<const device::Problem> problem,
+                                        Cutoff cutoff) override {
+    return pipeline_.submit(std::move(code), std::move(problem), cutoff);
+  }
+
   device::Pipeline<int> pipeline_;
 };
 
-TEST(RandomSearch, AtTheBudgetFinishesTheMeasurementUnderWayAndAbandonsTheRest) {
-  const backbone::KernelInfo* info = backbone::find_kernel("axpy");
-  ASSERT_NE(info, nullptr);
-  const backbone::Sizes sizes = backbone::default_sizes(info->sizes);
-  const backbone::Kernel kernel = info->build(sizes);
-  const auto root = gpu_space::make_root(kernel, gpu_space::DeviceDescription::sm90());
-  const auto problem = make_problem(*info, sizes, kernel, 1);
+// Searches of axpy at its default size.
+class RandomSearch : public testing::Test {
+ protected:
+  void SetUp() override {
+    const backbone::KernelInfo* info = backbone::find_kernel("axpy");
+    ASSERT_NE(info, nullptr);
+    const backbone::Sizes sizes = backbone::default_sizes(info->sizes);
+    const backbone::Kernel kernel = info->build(sizes);
+    root_ = gpu_space::make_root(kernel, gpu_space::DeviceDescription::sm90());
+    problem_ = make_problem(*info, sizes, kernel, 1);
+  }
 
-  SlowDevice device(400ms);
+  std::unique_ptr<gpu_space::Candidate> root_;
+  std::shared_ptr<const device::Problem> problem_;
+};
+
+TEST_F(RandomSearch, AtTheBudgetFinishesTheMeasurementUnderWayAndAbandonsTheRest) {
+  // Every measurement takes 400 ms.
+  StandInDevice device([](Cutoff) {
+    std::this_thread::sleep_for(400ms);
+    device::Evaluation e;
+    e.time_ns = 1e6;
+    return e;
+  });
   SearchOptions options;
   options.evals = 1000;
   options.in_flight = 4;
   options.budget = 1s;
   std::vector<std::int64_t> ids;
   const auto start = std::chrono::steady_clock::now();
-  const SearchStats stats = random_search(*root, device, device::Language::c, problem, options,
+  const SearchStats stats = random_search(*root_, device, device::Language::c, problem_, options,
                                           [&](Evaluated&& e) { ids.push_back(e.id); });
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
 
@@ -67,6 +86,46 @@ TEST(RandomSearch, AtTheBudgetFinishesTheMeasurementUnderWayAndAbandonsTheRest) 
   EXPECT_EQ(stats.abandoned, 3);
   ASSERT_EQ(ids.size(), static_cast<std::size_t>(stats.evaluated));
   for (std::size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ids[i], static_cast<std::int64_t>(i));
+}
+
+// Measures the i-th candidate at times[i] ns, cut short when that is over the cutoff it was
+// submitted with, and records the cutoffs (the measuring thread writes them; read them once the
+// search returned).
+StandInDevice scripted_device(std::vector<double> times, std::vector<Cutoff>& cutoffs) {
+  return StandInDevice([times = std::move(times), &cutoffs](Cutoff cutoff) {
+    cutoffs.push_back(cutoff);
+    device::Evaluation e;
+    e.time_ns = times.at(cutoffs.size() - 1);
+    e.cut_short = cutoff && *e.time_ns > static_cast<double>(cutoff->count());
+    return e;
+  });
+}
+
+TEST_F(RandomSearch, EachCandidateIsSubmittedWithACutoffAtAMultipleOfTheBestTimeSoFar) {
+  using std::chrono::nanoseconds;
+
+  // Runs a search of 4 candidates measured at 5, 30, 2 and 9 us: the cutoffs they had.
+  std::vector<Cutoff> cutoffs;
+  auto search = [&](const SearchOptions& options) {
+    cutoffs.clear();
+    StandInDevice device = scripted_device({5000, 30000, 2000, 9000}, cutoffs);
+    return random_search(*root_, device, device::Language::c, problem_, options,
+                         [](Evaluated&&) {});
+  };
+  SearchOptions options;
+  options.evals = 4;
+  options.in_flight = 1;  // each submitted once the one before is evaluated
+  options.cutoff = 4;
+  EXPECT_EQ(search(options).cut_short, 2);
+  EXPECT_EQ(cutoffs, (std::vector<Cutoff>{std::nullopt, nanoseconds(20000), nanoseconds(20000),
+                                          nanoseconds(8000)}));
+  // A resumed search starts from the best time of its log; 0 turns the cutoff off.
+  options.best_ns = 1000;
+  search(options);
+  EXPECT_EQ(cutoffs.front(), nanoseconds(4000));
+  options.cutoff = 0;
+  EXPECT_EQ(search(options).cut_short, 0);
+  EXPECT_EQ(cutoffs, std::vector<Cutoff>(4));
 }
 
 }  // namespace
