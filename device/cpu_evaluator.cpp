@@ -1,5 +1,6 @@
 #include "device/cpu_evaluator.h"
 
+#include "device/cutoff.h"
 #include "support/check.h"
 
 namespace sculpt::device {
@@ -27,11 +28,11 @@ CpuEvaluator::CpuEvaluator(CpuEvaluatorOptions options)
 CpuEvaluator::~CpuEvaluator() = default;
 
 std::future<Evaluation> CpuEvaluator::queue(KernelCode code, std::shared_ptr<const Problem> problem,
-                                            std::optional<std::chrono::nanoseconds> cutoff) {
+                                            std::shared_ptr<Cutoff> cutoff) {
   SCULPT_CHECK(code.language == Language::c)
       << "the cpu device runs C; " << code.entry << " is PTX";
   SCULPT_CHECK(problem != nullptr) << "no problem given for " << code.entry;
-  return pipeline_->submit(std::move(code), std::move(problem), cutoff);
+  return pipeline_->submit(std::move(code), std::move(problem), std::move(cutoff));
 }
 
 Pipeline<std::filesystem::path>::CompileResult CpuEvaluator::compile(const KernelCode& code) {

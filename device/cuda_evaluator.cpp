@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "device/cutoff.h"
 #include "support/check.h"
 
 namespace sculpt::device {
@@ -52,11 +53,11 @@ CudaEvaluator::~CudaEvaluator() = default;
 
 std::future<Evaluation> CudaEvaluator::queue(KernelCode code,
                                              std::shared_ptr<const Problem> problem,
-                                             std::optional<std::chrono::nanoseconds> cutoff) {
+                                             std::shared_ptr<Cutoff> cutoff) {
   SCULPT_CHECK(code.language == Language::ptx)
       << "the cuda device runs PTX; " << code.entry << " is C";
   SCULPT_CHECK(problem != nullptr) << "no problem given for " << code.entry;
-  return pipeline_->submit(std::move(code), std::move(problem), cutoff);
+  return pipeline_->submit(std::move(code), std::move(problem), std::move(cutoff));
 }
 
 Pipeline<CudaImage>::CompileResult CudaEvaluator::compile(const KernelCode& code) {

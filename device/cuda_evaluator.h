@@ -59,7 +59,7 @@ class CudaEvaluator final : public Evaluator {
 
  private:
   std::future<Evaluation> queue(KernelCode code, std::shared_ptr<const Problem> problem,
-                                std::optional<std::chrono::nanoseconds> cutoff) override;
+                                std::shared_ptr<Cutoff> cutoff) override;
 
   /// A problem's data, and the number by which the run worker knows whether it holds it.
   struct Workspace {

@@ -2,7 +2,6 @@
 // The interface every device implements (the CPU one here, CUDA later): compile a candidate's
 // code, run it on a problem's data, time it, and check its results against the reference.
 #include <array>
-#include <chrono>
 #include <cstdint>
 #include <future>
 #include <memory>
@@ -50,8 +49,8 @@ struct Evaluation {
   double spread_ns = 0;
   /// Number of timed runs (the warm-up run, whose results are checked, is not counted).
   int runs = 0;
-  /// Its runs averaged over the cutoff it was submitted with, so timing stopped before the
-  /// device's plan would have (a slow candidate of a search: its time is still measured).
+  /// Its runs averaged over its cutoff, so timing stopped before the device's plan would have
+  /// (a candidate that cannot be a search's best: its time is still measured).
   bool cut_short = false;
   /// Compiler log, signal name, or first mismatch; empty when ok.
   std::string message{};
@@ -66,6 +65,8 @@ RunStatistics summarize_runs(std::vector<std::int64_t> run_ns);
 
 /// Something the device itself cannot do (no compiler, no GPU, cannot create its cache): the
 /// search cannot go on, unlike a faulty candidate, which is an Evaluation.
+class Cutoff;
+
 class DeviceError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -81,11 +82,11 @@ class Evaluator {
   /// Queues an evaluation and returns at once; compilation runs in the background while
   /// earlier candidates are measured, one at a time. The future throws a DeviceError when the
   /// device itself fails. Destroying the evaluator abandons evaluations still queued (their
-  /// futures throw std::future_error). A `cutoff` replaces the device's (RunPlan::cutoff) for
-  /// this candidate: once its timed runs average over it, timing stops.
+  /// futures throw std::future_error). With a `cutoff`, its value when the candidate's timing
+  /// starts replaces the device's (RunPlan::cutoff), and the candidate's time, if ok, lowers it.
   std::future<Evaluation> submit(KernelCode code, std::shared_ptr<const Problem> problem,
-                                 std::optional<std::chrono::nanoseconds> cutoff = std::nullopt) {
-    return queue(std::move(code), std::move(problem), cutoff);
+                                 std::shared_ptr<Cutoff> cutoff = nullptr) {
+    return queue(std::move(code), std::move(problem), std::move(cutoff));
   }
 
   /// Abandons the evaluations submitted so far that have not started running (a search out of
@@ -100,7 +101,7 @@ class Evaluator {
  private:
   /// The device's submit.
   virtual std::future<Evaluation> queue(KernelCode code, std::shared_ptr<const Problem> problem,
-                                        std::optional<std::chrono::nanoseconds> cutoff) = 0;
+                                        std::shared_ptr<Cutoff> cutoff) = 0;
 };
 
 }  // namespace sculpt::device

@@ -16,6 +16,7 @@
 #include <unordered_set>
 #include <variant>
 
+#include "device/cutoff.h"
 #include "device/evaluator.h"
 #include "device/thread_pool.h"
 
@@ -34,8 +35,8 @@ class Pipeline {
   using CompileResult = std::variant<Compiled, Evaluation>;
   /// Runs on the pool, several at a time. May throw (the future then throws).
   using Compile = std::function<CompileResult(const KernelCode&)>;
-  /// Runs on the measuring thread, one at a time, with the cutoff the candidate was submitted
-  /// with. May throw (the future then throws).
+  /// Runs on the measuring thread, one at a time, with the value of the candidate's cutoff when
+  /// its measurement starts. May throw (the future then throws).
   using Measure = std::function<Evaluation(const KernelCode&, const std::shared_ptr<const Problem>&,
                                            Compiled&, std::optional<std::chrono::nanoseconds>)>;
 
@@ -62,11 +63,11 @@ class Pipeline {
   Pipeline& operator=(const Pipeline&) = delete;
 
   std::future<Evaluation> submit(KernelCode code, std::shared_ptr<const Problem> problem,
-                                 std::optional<std::chrono::nanoseconds> cutoff = std::nullopt) {
+                                 std::shared_ptr<Cutoff> cutoff = nullptr) {
     auto job = std::make_shared<Job>();
     job->code = std::move(code);
     job->problem = std::move(problem);
-    job->cutoff = cutoff;
+    job->cutoff = std::move(cutoff);
     auto future = job->promise.get_future();
     {
       std::lock_guard lock(mutex_);
@@ -106,7 +107,7 @@ class Pipeline {
   struct Job {
     KernelCode code;
     std::shared_ptr<const Problem> problem;
-    std::optional<std::chrono::nanoseconds> cutoff;
+    std::shared_ptr<Cutoff> cutoff;
     std::promise<Evaluation> promise;
     std::optional<Compiled> compiled;
   };
@@ -160,7 +161,8 @@ class Pipeline {
       }
       std::optional<Evaluation> evaluation;
       try {
-        evaluation = measure_(job->code, job->problem, *job->compiled, job->cutoff);
+        evaluation = measure_(job->code, job->problem, *job->compiled,
+                              job->cutoff ? job->cutoff->get() : std::nullopt);
       } catch (...) {
         job->promise.set_exception(std::current_exception());
       }
@@ -168,7 +170,9 @@ class Pipeline {
         std::lock_guard lock(mutex_);
         measuring_ = false;
       }
-      if (evaluation) finish(*job, std::move(*evaluation));
+      if (!evaluation) continue;
+      if (job->cutoff) job->cutoff->observe(*evaluation);
+      finish(*job, std::move(*evaluation));
     }
   }
 

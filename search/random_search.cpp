@@ -1,13 +1,12 @@
 #include "search/random_search.h"
 
-#include <algorithm>
-#include <cmath>
 #include <deque>
 #include <random>
 
 #include "codegen/c_printer.h"
 #include "codegen/lower.h"
 #include "codegen/ptx_printer.h"
+#include "device/cutoff.h"
 #include "search/descent.h"
 #include "support/check.h"
 
@@ -49,12 +48,9 @@ SearchStats random_search(const gpu_space::Candidate& root, device::Evaluator& d
   std::deque<Pending> pending;
   std::int64_t submitted = 0;
   auto out_of_time = [&] { return options.budget && elapsed() >= *options.budget; };
-  std::optional<double> best_ns = options.best_ns;
-  auto cutoff = [&]() -> std::optional<std::chrono::nanoseconds> {
-    if (options.cutoff <= 0 || !best_ns) return std::nullopt;
-    return std::chrono::nanoseconds(
-        std::max<std::int64_t>(std::llround(options.cutoff * *best_ns), 1));
-  };
+  const auto cutoff = options.cutoff > 0
+                          ? std::make_shared<device::Cutoff>(options.cutoff, options.best_ns)
+                          : nullptr;
   bool cancelled = false;
   while (submitted < options.evals || !pending.empty()) {
     while (submitted < options.evals && static_cast<int>(pending.size()) < options.in_flight &&
@@ -69,7 +65,7 @@ SearchStats random_search(const gpu_space::Candidate& root, device::Evaluator& d
       p.evaluated.actions = std::move(descent.actions);
       p.evaluated.code = kernel_code(static_cast<const gpu_space::Candidate&>(*descent.candidate),
                                      language, "candidate");
-      p.future = device.submit(p.evaluated.code, problem, cutoff());
+      p.future = device.submit(p.evaluated.code, problem, cutoff);
       pending.push_back(std::move(p));
     }
     if (pending.empty()) break;
@@ -91,11 +87,7 @@ SearchStats random_search(const gpu_space::Candidate& root, device::Evaluator& d
     }
     done.evaluated.t = elapsed().count();
     ++stats.evaluated;
-    const device::Evaluation& evaluation = done.evaluated.evaluation;
-    if (evaluation.cut_short) ++stats.cut_short;
-    if (evaluation.check == device::Check::ok && (!best_ns || *evaluation.time_ns < *best_ns)) {
-      best_ns = evaluation.time_ns;
-    }
+    if (done.evaluated.evaluation.cut_short) ++stats.cut_short;
     on_evaluated(std::move(done.evaluated));
   }
   return stats;

@@ -31,7 +31,8 @@ struct SearchOptions {
   /// Candidates submitted and not yet evaluated.
   int in_flight = 4;
   /// A candidate stops being timed once its runs average over this many times the best time
-  /// so far (it cannot become the best; its time is kept); 0: each is timed as the device plans.
+  /// measured before it (it cannot become the best; its time is kept): 0 or at least 1; 0: each
+  /// is timed as the device plans.
   double cutoff = 4;
   /// The best time before this search started (a resumed search's log).
   std::optional<double> best_ns;

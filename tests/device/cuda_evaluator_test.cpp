@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "device/cutoff.h"
+
 namespace sculpt::device {
 namespace {
 
@@ -294,12 +296,13 @@ TEST_P(CudaEvaluatorTest, AxpyIsCorrectAndTimed) {
 TEST_P(CudaEvaluatorTest, TheCutoffStopsTimingACandidateSlowerThanIt) {
   CudaEvaluator evaluator(options());
   const auto problem = axpy_problem();
-  Evaluation cut = evaluator.submit(axpy_code(), problem, std::chrono::nanoseconds(1)).get();
+  Evaluation cut = evaluator.submit(axpy_code(), problem, std::make_shared<Cutoff>(1.0, 1.0)).get();
   ASSERT_EQ(cut.check, Check::ok) << cut.message;
   EXPECT_EQ(cut.runs, 1);
   EXPECT_TRUE(cut.cut_short);
   EXPECT_TRUE(cut.time_ns);
-  Evaluation under = evaluator.submit(axpy_code(), problem, std::chrono::seconds(1)).get();
+  Evaluation under =
+      evaluator.submit(axpy_code(), problem, std::make_shared<Cutoff>(1.0, 1e9)).get();
   ASSERT_EQ(under.check, Check::ok) << under.message;
   EXPECT_GE(under.runs, 3);
   EXPECT_FALSE(under.cut_short);

@@ -1,6 +1,6 @@
-// The pipeline every device shares: each candidate is measured with the cutoff it was submitted
-// with; cancel_waiting abandons the evaluations that have not started running, at once, and lets
-// the one being measured finish.
+// The pipeline every device shares: each candidate is measured with its cutoff as it stands when
+// its measurement starts, which ok times lower; cancel_waiting abandons the evaluations that have
+// not started running, at once, and lets the one being measured finish.
 #include "device/pipeline.h"
 
 #include <gtest/gtest.h>
@@ -9,12 +9,13 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <vector>
 
 namespace sculpt::device {
 namespace {
 
 using namespace std::chrono_literals;
-using Cutoff = std::optional<std::chrono::nanoseconds>;
+using CutoffValue = std::optional<std::chrono::nanoseconds>;
 
 // A gate the measuring thread waits at until the test opens it.
 struct Gate {
@@ -51,7 +52,7 @@ TEST(Pipeline, CancelWaitingAbandonsAllButTheMeasurementUnderWay) {
   std::atomic<int> measured = 0;
   Pipeline<int> pipeline(
       2, [](const KernelCode&) -> Pipeline<int>::CompileResult { return 0; },
-      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&, Cutoff) {
+      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&, CutoffValue) {
         measuring.pass();
         ++measured;
         Evaluation e;
@@ -96,7 +97,7 @@ TEST(Pipeline, CancelWaitingThrowsAwayACompilationUnderWay) {
         compiling.pass();
         return 0;
       },
-      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&, Cutoff) {
+      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&, CutoffValue) {
         ++measured;
         return Evaluation{};
       });
@@ -110,18 +111,24 @@ TEST(Pipeline, CancelWaitingThrowsAwayACompilationUnderWay) {
   EXPECT_EQ(measured.load(), 1);
 }
 
-TEST(Pipeline, EachCandidateIsMeasuredWithItsOwnCutoff) {
+TEST(Pipeline, ACandidateIsMeasuredWithItsCutoffAsItStandsAndOkTimesLowerIt) {
+  // Measures candidate "ok" at 1 us and the others as wrong at 0.1 us, recording the cutoffs.
+  std::vector<CutoffValue> seen;
   Pipeline<int> pipeline(
       2, [](const KernelCode&) -> Pipeline<int>::CompileResult { return 0; },
-      [](const KernelCode&, const std::shared_ptr<const Problem>&, int&, Cutoff cutoff) {
+      [&](const KernelCode& code, const std::shared_ptr<const Problem>&, int&, CutoffValue cutoff) {
+        seen.push_back(cutoff);
         Evaluation e;
-        if (cutoff) e.time_ns = static_cast<double>(cutoff->count());
+        e.check = code.entry == "ok" ? Check::ok : Check::wrong;
+        e.time_ns = code.entry == "ok" ? 1000 : 100;
         return e;
       });
-  auto with = pipeline.submit(code_named("with"), nullptr, 250ns);
-  auto without = pipeline.submit(code_named("without"), nullptr);
-  EXPECT_EQ(with.get().time_ns, 250.0);
-  EXPECT_FALSE(without.get().time_ns);
+  auto cutoff = std::make_shared<Cutoff>(2.0);
+  pipeline.submit(code_named("ok"), nullptr, cutoff).get();
+  pipeline.submit(code_named("wrong"), nullptr, cutoff).get();
+  pipeline.submit(code_named("wrong"), nullptr, cutoff).get();
+  pipeline.submit(code_named("ok"), nullptr).get();
+  EXPECT_EQ(seen, (std::vector<CutoffValue>{std::nullopt, 2000ns, 2000ns, std::nullopt}));
 }
 
 }  // namespace

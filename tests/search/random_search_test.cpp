@@ -1,6 +1,6 @@
 // The random search's budget: when it runs out, the evaluation being measured is still logged,
 // the ones waiting for the device are abandoned rather than waited for, and ids stay contiguous.
-// Its cutoff: each candidate is submitted with a multiple of the best time so far.
+// Its cutoff: each candidate is timed until it is over a multiple of the best time before it.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -19,18 +19,18 @@ namespace {
 
 using namespace std::chrono_literals;
 
-using Cutoff = std::optional<std::chrono::nanoseconds>;
+using CutoffValue = std::optional<std::chrono::nanoseconds>;
 
 // A device that measures each candidate with `measure(cutoff)`, `cutoff` being the one the
 // candidate was submitted with: the shared pipeline, without a compiler or a run.
 class StandInDevice final : public device::Evaluator {
  public:
-  explicit StandInDevice(std::function<device::Evaluation(Cutoff)> measure)
+  explicit StandInDevice(std::function<device::Evaluation(CutoffValue)> measure)
       : pipeline_(
             1, [](const device::KernelCode&) -> device::Pipeline<int>::CompileResult { return 0; },
             [measure = std::move(measure)](const device::KernelCode&,
                                            const std::shared_ptr<const device::Problem>&, int&,
-                                           Cutoff cutoff) { return measure(cutoff); }) {}
+                                           CutoffValue cutoff) { return measure(cutoff); }) {}
 
   std::string name() const override { return "stand-in"; }
   void cancel_waiting() override { pipeline_.cancel_waiting(); }
@@ -38,8 +38,8 @@ class StandInDevice final : public device::Evaluator {
  private:
   std::future<device::Evaluation> queue(device::KernelCode code,
                                         std::shared_ptr<const device::Problem> problem,
-                                        Cutoff cutoff) override {
-    return pipeline_.submit(std::move(code), std::move(problem), cutoff);
+                                        std::shared_ptr<device::Cutoff> cutoff) override {
+    return pipeline_.submit(std::move(code), std::move(problem), std::move(cutoff));
   }
 
   device::Pipeline<int> pipeline_;
@@ -63,7 +63,7 @@ class RandomSearch : public testing::Test {
 
 TEST_F(RandomSearch, AtTheBudgetFinishesTheMeasurementUnderWayAndAbandonsTheRest) {
   // Every measurement takes 400 ms.
-  StandInDevice device([](Cutoff) {
+  StandInDevice device([](CutoffValue) {
     std::this_thread::sleep_for(400ms);
     device::Evaluation e;
     e.time_ns = 1e6;
@@ -88,11 +88,11 @@ TEST_F(RandomSearch, AtTheBudgetFinishesTheMeasurementUnderWayAndAbandonsTheRest
   for (std::size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ids[i], static_cast<std::int64_t>(i));
 }
 
-// Measures the i-th candidate at times[i] ns, cut short when that is over the cutoff it was
-// submitted with, and records the cutoffs (the measuring thread writes them; read them once the
+// Measures the i-th candidate at times[i] ns, cut short when that is over its cutoff, and
+// records the cutoffs (the measuring thread writes them; read them once the
 // search returned).
-StandInDevice scripted_device(std::vector<double> times, std::vector<Cutoff>& cutoffs) {
-  return StandInDevice([times = std::move(times), &cutoffs](Cutoff cutoff) {
+StandInDevice scripted_device(std::vector<double> times, std::vector<CutoffValue>& cutoffs) {
+  return StandInDevice([times = std::move(times), &cutoffs](CutoffValue cutoff) {
     cutoffs.push_back(cutoff);
     device::Evaluation e;
     e.time_ns = times.at(cutoffs.size() - 1);
@@ -101,11 +101,11 @@ StandInDevice scripted_device(std::vector<double> times, std::vector<Cutoff>& cu
   });
 }
 
-TEST_F(RandomSearch, EachCandidateIsSubmittedWithACutoffAtAMultipleOfTheBestTimeSoFar) {
+TEST_F(RandomSearch, EachCandidateIsCutAtAMultipleOfTheBestTimeMeasuredBeforeIt) {
   using std::chrono::nanoseconds;
 
-  // Runs a search of 4 candidates measured at 5, 30, 2 and 9 us: the cutoffs they had.
-  std::vector<Cutoff> cutoffs;
+  // Runs a search of 4 candidates measured at 5, 30, 2 and 9 us: the cutoffs they were timed with.
+  std::vector<CutoffValue> cutoffs;
   auto search = [&](const SearchOptions& options) {
     cutoffs.clear();
     StandInDevice device = scripted_device({5000, 30000, 2000, 9000}, cutoffs);
@@ -114,18 +114,18 @@ TEST_F(RandomSearch, EachCandidateIsSubmittedWithACutoffAtAMultipleOfTheBestTime
   };
   SearchOptions options;
   options.evals = 4;
-  options.in_flight = 1;  // each submitted once the one before is evaluated
+  options.in_flight = 4;  // submitted together, each cut against the times measured before it
   options.cutoff = 4;
   EXPECT_EQ(search(options).cut_short, 2);
-  EXPECT_EQ(cutoffs, (std::vector<Cutoff>{std::nullopt, nanoseconds(20000), nanoseconds(20000),
-                                          nanoseconds(8000)}));
+  EXPECT_EQ(cutoffs, (std::vector<CutoffValue>{std::nullopt, nanoseconds(20000), nanoseconds(20000),
+                                               nanoseconds(8000)}));
   // A resumed search starts from the best time of its log; 0 turns the cutoff off.
   options.best_ns = 1000;
   search(options);
   EXPECT_EQ(cutoffs.front(), nanoseconds(4000));
   options.cutoff = 0;
   EXPECT_EQ(search(options).cut_short, 0);
-  EXPECT_EQ(cutoffs, std::vector<Cutoff>(4));
+  EXPECT_EQ(cutoffs, std::vector<CutoffValue>(4));
 }
 
 }  // namespace

@@ -1,0 +1,28 @@
+#include "device/cutoff.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "support/check.h"
+
+namespace sculpt::device {
+
+Cutoff::Cutoff(double factor, std::optional<double> best_ns) : factor_(factor) {
+  SCULPT_CHECK(factor >= 1) << "cutoff factor " << factor;
+  if (best_ns) best_ns_ = *best_ns;
+}
+
+std::optional<std::chrono::nanoseconds> Cutoff::get() const {
+  const double best = best_ns_.load();
+  if (std::isinf(best)) return std::nullopt;
+  return std::chrono::nanoseconds(std::max<std::int64_t>(std::llround(factor_ * best), 1));
+}
+
+void Cutoff::observe(const Evaluation& evaluation) {
+  if (evaluation.check != Check::ok || !evaluation.time_ns) return;
+  double best = best_ns_.load();
+  while (*evaluation.time_ns < best && !best_ns_.compare_exchange_weak(best, *evaluation.time_ns)) {
+  }
+}
+
+}  // namespace sculpt::device

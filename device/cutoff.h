@@ -1,0 +1,30 @@
+#pragma once
+// How long a search still wants a candidate timed: `factor` times the best time so far. Shared
+// by the candidates of one search on one problem, read when a candidate's timing starts and
+// lowered when one ends, so that each candidate is cut against every time measured before it,
+// not only those its submitter had seen.
+#include <atomic>
+#include <chrono>
+#include <limits>
+#include <optional>
+
+#include "device/evaluator.h"
+
+namespace sculpt::device {
+
+class Cutoff {
+ public:
+  /// `factor` >= 1; `best_ns`: the best time before (a resumed search's).
+  explicit Cutoff(double factor, std::optional<double> best_ns = std::nullopt);
+
+  /// Nothing is cut before a first time is known.
+  std::optional<std::chrono::nanoseconds> get() const;
+  /// An ok evaluation lowers the best time; others, and slower ones, change nothing.
+  void observe(const Evaluation& evaluation);
+
+ private:
+  double factor_;
+  std::atomic<double> best_ns_{std::numeric_limits<double>::infinity()};
+};
+
+}  // namespace sculpt::device

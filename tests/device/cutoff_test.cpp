@@ -1,0 +1,38 @@
+// A search's cutoff: a multiple of the best ok time observed, none before the first.
+#include "device/cutoff.h"
+
+#include <gtest/gtest.h>
+
+namespace sculpt::device {
+namespace {
+
+using std::chrono::nanoseconds;
+
+Evaluation timed(Check check, double time_ns) {
+  Evaluation e;
+  e.check = check;
+  e.time_ns = time_ns;
+  return e;
+}
+
+TEST(Cutoff, IsAMultipleOfTheBestOkTime) {
+  Cutoff cutoff(4);
+  EXPECT_FALSE(cutoff.get());
+  cutoff.observe(timed(Check::wrong, 10));  // a wrong result's time is no best
+  cutoff.observe(Evaluation{.check = Check::fault});
+  EXPECT_FALSE(cutoff.get());
+  cutoff.observe(timed(Check::ok, 1000));
+  EXPECT_EQ(cutoff.get(), nanoseconds(4000));
+  cutoff.observe(timed(Check::ok, 3000));
+  EXPECT_EQ(cutoff.get(), nanoseconds(4000));
+  cutoff.observe(timed(Check::ok, 250.4));
+  EXPECT_EQ(cutoff.get(), nanoseconds(1002));
+}
+
+TEST(Cutoff, StartsFromAPreviousBestAndNeverReachesZero) {
+  EXPECT_EQ(Cutoff(1.5, 2000).get(), nanoseconds(3000));
+  EXPECT_EQ(Cutoff(1, 0.1).get(), nanoseconds(1));
+}
+
+}  // namespace
+}  // namespace sculpt::device
