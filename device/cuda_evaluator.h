@@ -25,8 +25,10 @@ struct CudaEvaluatorOptions {
   /// Compilations at once; 0: one per hardware thread.
   int compile_threads = 0;
   std::chrono::milliseconds compile_timeout = std::chrono::seconds(120);
-  /// GPU kernels are short and their times steady: 200 ms of timed runs is plenty.
-  RunPlan plan{.budget = std::chrono::milliseconds(200)};
+  /// GPU kernels are short and their times steady: 200 ms of timed runs is plenty. A kernel
+  /// killed at the cutoff takes its worker with it (a new context, the problem uploaded again),
+  /// so only kernels slower than 2 s are.
+  RunPlan plan{.budget = std::chrono::milliseconds(200), .kill_floor = std::chrono::seconds(2)};
 };
 
 struct CudaEvaluatorStats {

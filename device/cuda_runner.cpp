@@ -341,7 +341,7 @@ RunOutcome CudaRunner::run(std::uint64_t problem_id, const ProblemData& data,
 
   RunOutcome outcome;
   Stage stage = Stage::set_up;
-  auto run_limit = std::chrono::ceil<std::chrono::milliseconds>(plan.run_timeout);
+  auto run_limit = std::chrono::ceil<std::chrono::milliseconds>(plan.run_limit());
   for (;;) {
     bool kernel_running = stage == Stage::warm_up || stage == Stage::timed;
     auto limit = kernel_running ? run_limit : kWorkerSetupTimeout;
@@ -352,7 +352,12 @@ RunOutcome CudaRunner::run(std::uint64_t problem_id, const ProblemData& data,
       // A kernel cannot be interrupted: only its process can go.
       stop();
       outcome.check = Check::timeout;
-      outcome.message = fmt::format("{} took longer than {} ms; killed", phase, limit.count());
+      if (kernel_running) {
+        outcome.message = timeout_message(phase, plan);
+        outcome.cut_short = plan.run_limit() < plan.run_timeout;
+      } else {
+        outcome.message = fmt::format("{} took longer than {} ms; killed", phase, limit.count());
+      }
       break;
     }
     if (received == Channel::Received::closed) {

@@ -260,7 +260,7 @@ RunOutcome ForkServer::run(const std::filesystem::path& object, const std::strin
   std::string load_error;
   int status = 0;
   for (;;) {
-    auto wait = killed ? std::chrono::nanoseconds(kGrace) : plan.run_timeout;
+    auto wait = killed ? std::chrono::nanoseconds(kGrace) : plan.run_limit();
     pollfd poll_fd{.fd = messages_, .events = POLLIN, .revents = 0};
     int ready = poll(&poll_fd, 1,
                      static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(wait).count()));
@@ -313,9 +313,8 @@ RunOutcome ForkServer::run(const std::filesystem::path& object, const std::strin
     outcome.message = fmt::format("the run server was lost during {}", phase);
   } else if (killed) {
     outcome.check = Check::timeout;
-    outcome.message =
-        fmt::format("{} took longer than {} ms; killed", phase,
-                    std::chrono::ceil<std::chrono::milliseconds>(plan.run_timeout).count());
+    outcome.message = timeout_message(phase, plan);
+    outcome.cut_short = plan.run_limit() < plan.run_timeout;
   } else if (!load_error.empty()) {
     outcome.check = Check::compile_error;
     outcome.message = "cannot load the compiled object: " + load_error;

@@ -1,5 +1,7 @@
 #include "device/run_plan.h"
 
+#include <fmt/format.h>
+
 #include <numeric>
 
 #include "support/check.h"
@@ -10,6 +12,18 @@ void RunPlan::validate() const {
   SCULPT_CHECK(min_runs >= 1 && max_runs >= min_runs)
       << "run counts " << min_runs << ".." << max_runs;
   SCULPT_CHECK(!cutoff || cutoff->count() > 0) << "cutoff " << cutoff->count() << " ns";
+  SCULPT_CHECK(cutoffs_to_kill >= 1) << "cutoffs_to_kill " << cutoffs_to_kill;
+}
+
+std::string timeout_message(const std::string& phase, const RunPlan& plan) {
+  const auto ms = [](std::chrono::nanoseconds d) {
+    return std::chrono::ceil<std::chrono::milliseconds>(d).count();
+  };
+  if (plan.run_limit() == plan.run_timeout) {
+    return fmt::format("{} took longer than {} ms; killed", phase, ms(plan.run_timeout));
+  }
+  return fmt::format("{} took longer than {} ms ({} times the cutoff of {:.4g} ms); killed", phase,
+                     ms(plan.run_limit()), plan.cutoffs_to_kill, plan.cutoff->count() / 1e6);
 }
 
 Evaluation evaluation_of(RunOutcome outcome, const RunPlan& plan, const ProblemData& data,
@@ -17,7 +31,10 @@ Evaluation evaluation_of(RunOutcome outcome, const RunPlan& plan, const ProblemD
   Evaluation evaluation;
   evaluation.check = outcome.check;
   evaluation.message = std::move(outcome.message);
-  if (outcome.check != Check::ok) return evaluation;
+  if (outcome.check != Check::ok) {
+    evaluation.cut_short = outcome.cut_short;
+    return evaluation;
+  }
   RunStatistics statistics = summarize_runs(outcome.run_ns);
   evaluation.time_ns = statistics.median_ns;
   evaluation.spread_ns = statistics.spread_ns;

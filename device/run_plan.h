@@ -1,6 +1,7 @@
 #pragma once
 // How many times a device runs a candidate, and how the outcome of those runs becomes an
 // Evaluation: shared by every device, so that their times and checks mean the same thing.
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -24,7 +25,17 @@ struct RunPlan {
   /// A candidate whose timed runs average over this stops being timed, min_runs or not: a
   /// search sets it to a multiple of its best time, past which precision buys nothing.
   std::optional<std::chrono::nanoseconds> cutoff{};
+  /// With a cutoff, a run (the warm-up included) is killed as a timeout once it lasts this many
+  /// cutoffs, but not before `kill_floor`: a candidate that slow cannot be the best, and letting
+  /// it finish would cost its warm-up and a timed run (seconds each on a CPU).
+  int cutoffs_to_kill = 10;
+  std::chrono::nanoseconds kill_floor = std::chrono::milliseconds(100);
 
+  /// How long one run may take before it is killed: run_timeout, or less with a cutoff.
+  std::chrono::nanoseconds run_limit() const {
+    if (!cutoff) return run_timeout;
+    return std::min(run_timeout, std::max(kill_floor, *cutoff * cutoffs_to_kill));
+  }
   /// Whether `runs` timed runs that took `total_ns` together average over the cutoff.
   bool over_cutoff(int runs, std::int64_t total_ns) const {
     return cutoff && runs > 0 && total_ns > runs * cutoff->count();
@@ -55,7 +66,13 @@ struct RunOutcome {
   /// Durations of the timed runs, in nanoseconds.
   std::vector<std::int64_t> run_ns{};
   std::string message{};
+  /// A timeout at the cutoff's run limit, under the plan's run_timeout.
+  bool cut_short = false;
 };
+
+/// What a timeout at `plan`'s run limit during `phase` says ("the warm-up run took longer than
+/// 10000 ms; killed"), with the cutoff when that set the limit.
+std::string timeout_message(const std::string& phase, const RunPlan& plan);
 
 /// The evaluation of an outcome of `plan`: any check but ok is returned as it is; an ok outcome
 /// gets the median and spread of its runs (and whether the cutoff stopped them), then becomes

@@ -192,7 +192,8 @@ int run_search(const SearchCommandOptions& o) {
              previous.size() + static_cast<std::size_t>(stats.evaluated), check_counts(counts),
              stats.dead_ends,
              stats.cut_short > 0
-                 ? fmt::format(", {} timed short (over {:g}x the best)", stats.cut_short, o.cutoff)
+                 ? fmt::format(", {} cut short past {:g}x the best time ({} killed)",
+                               stats.cut_short, o.cutoff, stats.killed)
                  : std::string(),
              stats.abandoned > 0 ? fmt::format(", {} left unrun at the budget", stats.abandoned)
                                  : std::string(),

@@ -87,7 +87,10 @@ SearchStats random_search(const gpu_space::Candidate& root, device::Evaluator& d
     }
     done.evaluated.t = elapsed().count();
     ++stats.evaluated;
-    if (done.evaluated.evaluation.cut_short) ++stats.cut_short;
+    if (done.evaluated.evaluation.cut_short) {
+      ++stats.cut_short;
+      if (done.evaluated.evaluation.check == device::Check::timeout) ++stats.killed;
+    }
     on_evaluated(std::move(done.evaluated));
   }
   return stats;

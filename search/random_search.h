@@ -54,6 +54,8 @@ struct SearchStats {
   std::int64_t abandoned = 0;
   /// Evaluated, but timed less than the device planned: slower than the cutoff.
   std::int64_t cut_short = 0;
+  /// Of those, the ones killed (timeouts) as far past the cutoff (RunPlan::run_limit).
+  std::int64_t killed = 0;
 };
 
 /// Random search on `device`: calls `on_evaluated` for each evaluation, in submission order.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -221,6 +222,27 @@ TEST_F(CpuEvaluatorTest, InfiniteLoopTimesOut) {
   EXPECT_EQ(evaluator.evaluate(c_code(kAxpy, "axpy"), axpy_problem()).check, Check::ok);
 }
 
+TEST_F(CpuEvaluatorTest, ARunFarPastTheCutoffIsKilled) {
+  CpuEvaluator evaluator(options());  // run_timeout 1.5 s
+  auto start = std::chrono::steady_clock::now();
+  // Cutoff 20 ms: runs are killed at 10 cutoffs, 200 ms.
+  Evaluation result = evaluator
+                          .submit(c_code("void spin(void** p) { (void)p; volatile int go = 1; "
+                                         "while (go) {} }",
+                                         "spin"),
+                                  axpy_problem(), std::make_shared<Cutoff>(1.0, 20e6))
+                          .get();
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(result.check, Check::timeout);
+  EXPECT_TRUE(result.cut_short);
+  EXPECT_NE(result.message.find(
+                "the warm-up run took longer than 200 ms (10 times the cutoff of 20 ms); killed"),
+            std::string::npos)
+      << result.message;
+  EXPECT_LT(elapsed, std::chrono::milliseconds(1500) + std::chrono::seconds(6));
+  EXPECT_EQ(evaluator.evaluate(c_code(kAxpy, "axpy"), axpy_problem()).check, Check::ok);
+}
+
 TEST_F(CpuEvaluatorTest, SyntaxErrorIsACompileErrorWithTheLog) {
   CpuEvaluator evaluator(options());
   Evaluation result =
@@ -321,14 +343,17 @@ TEST_F(CpuEvaluatorTest, TheCutoffStopsTimingACandidateSlowerThanIt) {
   slow.insert(slow.find("#pragma"), "struct timespec t = {0, 200000000}; nanosleep(&t, 0);\n");
   slow.insert(0, "#define _POSIX_C_SOURCE 199309L\n#include <time.h>\n");
 
-  // The fast kernel's time sets the cutoff that cuts the slow one.
+  // The fast kernel's time lowers the cutoff it was submitted with.
   auto cutoff = std::make_shared<Cutoff>(4.0);
   Evaluation first = evaluator.submit(c_code(fast, "axpy"), problem, cutoff).get();
   ASSERT_EQ(first.check, Check::ok) << first.message;
   EXPECT_FALSE(first.cut_short);
-  ASSERT_TRUE(cutoff->get());
-  ASSERT_LT(*cutoff->get(), milliseconds(200)) << "axpy of 100k elements took over 50 ms";
-  Evaluation cut = evaluator.submit(c_code(slow, "axpy"), problem, cutoff).get();
+  ASSERT_TRUE(first.time_ns);
+  EXPECT_EQ(cutoff->get(), std::chrono::nanoseconds(std::llround(4 * *first.time_ns)));
+
+  // A cutoff of 50 ms: the slow kernel is timed once (and not killed: that is at 500 ms).
+  Evaluation cut =
+      evaluator.submit(c_code(slow, "axpy"), problem, std::make_shared<Cutoff>(1.0, 50e6)).get();
   ASSERT_EQ(cut.check, Check::ok) << cut.message;
   EXPECT_EQ(cut.runs, 1);
   EXPECT_TRUE(cut.cut_short);

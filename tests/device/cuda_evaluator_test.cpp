@@ -393,6 +393,27 @@ TEST_P(CudaEvaluatorTest, InfiniteLoopTimesOutAndTheNextCandidateRuns) {
   EXPECT_EQ(stats.worker_restarts, 1);
 }
 
+TEST_P(CudaEvaluatorTest, ARunFarPastTheCutoffIsKilled) {
+  auto opts = options();
+  opts.plan.run_timeout = std::chrono::seconds(10);
+  opts.plan.kill_floor = milliseconds(100);
+  CudaEvaluator evaluator(opts);
+  auto problem = axpy_problem();
+  auto start = std::chrono::steady_clock::now();
+  // Cutoff 50 ms: runs are killed at 10 cutoffs, 500 ms, not at the 10 s timeout.
+  Evaluation result =
+      evaluator.submit(ptx(kSpin, "spin", 1), problem, std::make_shared<Cutoff>(1.0, 50e6)).get();
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(result.check, Check::timeout);
+  EXPECT_TRUE(result.cut_short);
+  EXPECT_NE(result.message.find(
+                "the warm-up run took longer than 500 ms (10 times the cutoff of 50 ms); killed"),
+            std::string::npos)
+      << result.message;
+  EXPECT_LT(elapsed, std::chrono::seconds(9));
+  EXPECT_EQ(evaluator.evaluate(axpy_code(), problem).check, Check::ok);
+}
+
 TEST_P(CudaEvaluatorTest, WrongResultIsWrongAndKeepsItsTime) {
   CudaEvaluator evaluator(options());
   Evaluation result = evaluator.evaluate(

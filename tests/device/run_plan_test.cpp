@@ -1,5 +1,5 @@
 // How many timed runs a plan asks for: between min_runs and max_runs within the budget, and no
-// more once the runs average over the cutoff.
+// more once the runs average over the cutoff; how long one run may last.
 #include "device/run_plan.h"
 
 #include <gtest/gtest.h>
@@ -40,6 +40,22 @@ TEST(RunPlan, TheCutoffStopsRunsThatAverageOverIt) {
   // Runs the plan would have stopped anyway were not cut short.
   EXPECT_FALSE(p.cut_short(10, std::int64_t{300'000'000}));
   EXPECT_FALSE(p.cut_short(4, std::int64_t{100'000'000}));
+}
+
+TEST(RunPlan, ARunPastTenCutoffsIsKilledButNotBeforeTheFloor) {
+  RunPlan p = plan();
+  p.run_timeout = 10s;
+  EXPECT_EQ(p.run_limit(), 10s);
+  EXPECT_EQ(timeout_message("the warm-up run", p),
+            "the warm-up run took longer than 10000 ms; killed");
+  p.cutoff = 20ms;
+  EXPECT_EQ(p.run_limit(), 200ms);
+  EXPECT_EQ(timeout_message("timed run 2", p),
+            "timed run 2 took longer than 200 ms (10 times the cutoff of 20 ms); killed");
+  p.cutoff = 1ms;
+  EXPECT_EQ(p.run_limit(), p.kill_floor);
+  p.cutoff = 5s;
+  EXPECT_EQ(p.run_limit(), 10s);
 }
 
 }  // namespace

@@ -88,15 +88,20 @@ TEST_F(RandomSearch, AtTheBudgetFinishesTheMeasurementUnderWayAndAbandonsTheRest
   for (std::size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ids[i], static_cast<std::int64_t>(i));
 }
 
-// Measures the i-th candidate at times[i] ns, cut short when that is over its cutoff, and
-// records the cutoffs (the measuring thread writes them; read them once the
-// search returned).
+// Measures the i-th candidate at times[i] ns, cut short when that is over its cutoff and a
+// timeout past 10 cutoffs, and records the cutoffs (the measuring thread writes them; read them
+// once the search returned).
 StandInDevice scripted_device(std::vector<double> times, std::vector<CutoffValue>& cutoffs) {
   return StandInDevice([times = std::move(times), &cutoffs](CutoffValue cutoff) {
     cutoffs.push_back(cutoff);
+    const double time = times.at(cutoffs.size() - 1);
     device::Evaluation e;
-    e.time_ns = times.at(cutoffs.size() - 1);
-    e.cut_short = cutoff && *e.time_ns > static_cast<double>(cutoff->count());
+    e.cut_short = cutoff && time > static_cast<double>(cutoff->count());
+    if (cutoff && time > 10.0 * static_cast<double>(cutoff->count())) {
+      e.check = device::Check::timeout;
+    } else {
+      e.time_ns = time;
+    }
     return e;
   });
 }
@@ -104,28 +109,31 @@ StandInDevice scripted_device(std::vector<double> times, std::vector<CutoffValue
 TEST_F(RandomSearch, EachCandidateIsCutAtAMultipleOfTheBestTimeMeasuredBeforeIt) {
   using std::chrono::nanoseconds;
 
-  // Runs a search of 4 candidates measured at 5, 30, 2 and 9 us: the cutoffs they were timed with.
+  // Runs a search of 5 candidates that take 5, 30, 2, 9 and 100 us: the cutoffs they were timed
+  // with.
   std::vector<CutoffValue> cutoffs;
   auto search = [&](const SearchOptions& options) {
     cutoffs.clear();
-    StandInDevice device = scripted_device({5000, 30000, 2000, 9000}, cutoffs);
+    StandInDevice device = scripted_device({5000, 30000, 2000, 9000, 100000}, cutoffs);
     return random_search(*root_, device, device::Language::c, problem_, options,
                          [](Evaluated&&) {});
   };
   SearchOptions options;
-  options.evals = 4;
-  options.in_flight = 4;  // submitted together, each cut against the times measured before it
+  options.evals = 5;
+  options.in_flight = 5;  // submitted together, each cut against the times measured before it
   options.cutoff = 4;
-  EXPECT_EQ(search(options).cut_short, 2);
+  const SearchStats stats = search(options);
   EXPECT_EQ(cutoffs, (std::vector<CutoffValue>{std::nullopt, nanoseconds(20000), nanoseconds(20000),
-                                               nanoseconds(8000)}));
+                                               nanoseconds(8000), nanoseconds(8000)}));
+  EXPECT_EQ(stats.cut_short, 3);
+  EXPECT_EQ(stats.killed, 1);
   // A resumed search starts from the best time of its log; 0 turns the cutoff off.
   options.best_ns = 1000;
   search(options);
   EXPECT_EQ(cutoffs.front(), nanoseconds(4000));
   options.cutoff = 0;
   EXPECT_EQ(search(options).cut_short, 0);
-  EXPECT_EQ(cutoffs, std::vector<CutoffValue>(4));
+  EXPECT_EQ(cutoffs, std::vector<CutoffValue>(5));
 }
 
 }  // namespace
