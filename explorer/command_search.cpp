@@ -223,7 +223,7 @@ Command add_search_command(CLI::App& sculpt) {
   app->add_option("--seed", o->seed, "Seed of the search and of the input data");
   app->add_option("--cutoff", o->cutoff,
                   "Stop timing a candidate once its runs average over this many times the best "
-                  "time so far (0: time each fully)")
+                  "time so far, and kill a run that lasts 10 times that (0: time each fully)")
       ->capture_default_str();
   app->add_option("--out", o->out, "Run folder (default runs/KERNEL-SIZE)");
   app->add_flag("--resume", o->resume, "Continue the log in the run folder");
