@@ -1,6 +1,5 @@
 #include "device/cpu_evaluator.h"
 
-#include "device/cutoff.h"
 #include "support/check.h"
 
 namespace sculpt::device {

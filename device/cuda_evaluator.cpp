@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "device/cutoff.h"
 #include "support/check.h"
 
 namespace sculpt::device {

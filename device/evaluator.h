@@ -50,7 +50,8 @@ struct Evaluation {
   /// Number of timed runs (the warm-up run, whose results are checked, is not counted).
   int runs = 0;
   /// Its runs averaged over its cutoff, so timing stopped before the device's plan would have
-  /// (a candidate that cannot be a search's best: its time is still measured).
+  /// (a candidate that cannot be a search's best: its time is still measured), or, with a
+  /// timeout, a run went on so far past the cutoff that it was killed (RunPlan::run_limit).
   bool cut_short = false;
   /// Compiler log, signal name, or first mismatch; empty when ok.
   std::string message{};

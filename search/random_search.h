@@ -54,7 +54,7 @@ struct SearchStats {
   std::int64_t abandoned = 0;
   /// Evaluated, but timed less than the device planned: slower than the cutoff.
   std::int64_t cut_short = 0;
-  /// Of those, the ones killed (timeouts) as far past the cutoff (RunPlan::run_limit).
+  /// Of those, the timeouts: runs killed far past the cutoff (RunPlan::run_limit).
   std::int64_t killed = 0;
 };
 
