@@ -65,8 +65,7 @@ Evaluation CpuEvaluator::measure(const KernelCode& code,
       if (compiler != nullptr) compiler->resume();
     }
   };
-  RunPlan plan = options_.plan;
-  if (cutoff) plan.cutoff = cutoff;
+  const RunPlan plan = options_.plan.with_cutoff(cutoff);
   RunOutcome outcome;
   {
     CompilationPause pause(options_.pause_compilation_while_measuring ? &compiler_ : nullptr);

@@ -78,8 +78,7 @@ Evaluation CudaEvaluator::measure(const KernelCode& code,
     created.id = static_cast<std::uint64_t>(++problems_);
     return created;
   });
-  RunPlan plan = options_.plan;
-  if (cutoff) plan.cutoff = cutoff;
+  const RunPlan plan = options_.plan.with_cutoff(cutoff);
   RunOutcome outcome = runner_.run(space.id, *space.data, image, code, plan);
   {
     std::lock_guard lock(mutex_);

@@ -351,11 +351,10 @@ RunOutcome CudaRunner::run(std::uint64_t problem_id, const ProblemData& data,
     if (received == Channel::Received::timeout) {
       // A kernel cannot be interrupted: only its process can go.
       stop();
-      outcome.check = Check::timeout;
       if (kernel_running) {
-        outcome.message = timeout_message(phase, plan);
-        outcome.cut_short = plan.run_limit() < plan.run_timeout;
+        outcome = killed_at_run_limit(phase, plan);
       } else {
+        outcome.check = Check::timeout;
         outcome.message = fmt::format("{} took longer than {} ms; killed", phase, limit.count());
       }
       break;

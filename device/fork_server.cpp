@@ -312,9 +312,7 @@ RunOutcome ForkServer::run(const std::filesystem::path& object, const std::strin
     outcome.check = Check::fault;
     outcome.message = fmt::format("the run server was lost during {}", phase);
   } else if (killed) {
-    outcome.check = Check::timeout;
-    outcome.message = timeout_message(phase, plan);
-    outcome.cut_short = plan.run_limit() < plan.run_timeout;
+    outcome = killed_at_run_limit(phase, plan);
   } else if (!load_error.empty()) {
     outcome.check = Check::compile_error;
     outcome.message = "cannot load the compiled object: " + load_error;

@@ -15,15 +15,19 @@ void RunPlan::validate() const {
   SCULPT_CHECK(cutoffs_to_kill >= 1) << "cutoffs_to_kill " << cutoffs_to_kill;
 }
 
-std::string timeout_message(const std::string& phase, const RunPlan& plan) {
+RunOutcome killed_at_run_limit(const std::string& phase, const RunPlan& plan) {
   const auto ms = [](std::chrono::nanoseconds d) {
     return std::chrono::ceil<std::chrono::milliseconds>(d).count();
   };
-  if (plan.run_limit() == plan.run_timeout) {
-    return fmt::format("{} took longer than {} ms; killed", phase, ms(plan.run_timeout));
-  }
-  return fmt::format("{} took longer than {} ms ({} times the cutoff of {:.4g} ms); killed", phase,
-                     ms(plan.run_limit()), plan.cutoffs_to_kill, plan.cutoff->count() / 1e6);
+  RunOutcome outcome{.check = Check::timeout};
+  outcome.cut_short = plan.run_limit() < plan.run_timeout;
+  outcome.message =
+      outcome.cut_short
+          ? fmt::format("{} took longer than {} ms ({} times the cutoff of {:.4g} ms); killed",
+                        phase, ms(plan.run_limit()), plan.cutoffs_to_kill,
+                        plan.cutoff->count() / 1e6)
+          : fmt::format("{} took longer than {} ms; killed", phase, ms(plan.run_timeout));
+  return outcome;
 }
 
 Evaluation evaluation_of(RunOutcome outcome, const RunPlan& plan, const ProblemData& data,

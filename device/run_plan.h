@@ -31,6 +31,12 @@ struct RunPlan {
   int cutoffs_to_kill = 10;
   std::chrono::nanoseconds kill_floor = std::chrono::milliseconds(100);
 
+  /// This plan with `candidate_cutoff` in place of its own cutoff, when there is one.
+  RunPlan with_cutoff(std::optional<std::chrono::nanoseconds> candidate_cutoff) const {
+    RunPlan plan = *this;
+    if (candidate_cutoff) plan.cutoff = candidate_cutoff;
+    return plan;
+  }
   /// How long one run may take before it is killed: run_timeout, or less with a cutoff.
   std::chrono::nanoseconds run_limit() const {
     if (!cutoff) return run_timeout;
@@ -70,9 +76,10 @@ struct RunOutcome {
   bool cut_short = false;
 };
 
-/// What a timeout at `plan`'s run limit during `phase` says ("the warm-up run took longer than
-/// 10000 ms; killed"), with the cutoff when that set the limit.
-std::string timeout_message(const std::string& phase, const RunPlan& plan);
+/// The outcome of a run killed during `phase` at `plan`'s run limit: a timeout that says so ("the
+/// warm-up run took longer than 10000 ms; killed"), naming the cutoff when that set the limit
+/// (then it is cut short).
+RunOutcome killed_at_run_limit(const std::string& phase, const RunPlan& plan);
 
 /// The evaluation of an outcome of `plan`: any check but ok is returned as it is; an ok outcome
 /// gets the median and spread of its runs (and whether the cutoff stopped them), then becomes

@@ -46,12 +46,17 @@ TEST(RunPlan, ARunPastTenCutoffsIsKilledButNotBeforeTheFloor) {
   RunPlan p = plan();
   p.run_timeout = 10s;
   EXPECT_EQ(p.run_limit(), 10s);
-  EXPECT_EQ(timeout_message("the warm-up run", p),
-            "the warm-up run took longer than 10000 ms; killed");
+  RunOutcome killed = killed_at_run_limit("the warm-up run", p);
+  EXPECT_EQ(killed.check, Check::timeout);
+  EXPECT_EQ(killed.message, "the warm-up run took longer than 10000 ms; killed");
+  EXPECT_FALSE(killed.cut_short);
   p.cutoff = 20ms;
   EXPECT_EQ(p.run_limit(), 200ms);
-  EXPECT_EQ(timeout_message("timed run 2", p),
+  killed = killed_at_run_limit("timed run 2", p);
+  EXPECT_EQ(killed.check, Check::timeout);
+  EXPECT_EQ(killed.message,
             "timed run 2 took longer than 200 ms (10 times the cutoff of 20 ms); killed");
+  EXPECT_TRUE(killed.cut_short);
   p.cutoff = 1ms;
   EXPECT_EQ(p.run_limit(), p.kill_floor);
   p.cutoff = 5s;
