@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <stdexcept>
 
 namespace sculpt::explorer {
@@ -49,26 +51,32 @@ LogEvaluation evaluation_of(const json& j) {
   return e;
 }
 
+// The length of `text` up to its last newline. A crash may leave a last line without its newline:
+// the evaluation in flight, which neither reading nor appending keeps.
+std::size_t complete_lines_length(const std::string& text) {
+  const std::size_t last = text.rfind('\n');
+  return last == std::string::npos ? 0 : last + 1;
+}
+
+std::optional<std::string> read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 }  // namespace
 
 LogContents read_log(const std::filesystem::path& path) {
   LogContents log;
-  std::ifstream in(path);
-  if (!in) {
+  std::optional<std::string> text = read_text(path);
+  if (!text) {
     log.error = fmt::format("{}: cannot read the log", path.string());
     return log;
   }
+  text->resize(complete_lines_length(*text));
   std::vector<std::string> lines;
+  std::istringstream in(*text);
   for (std::string line; std::getline(in, line);) lines.push_back(std::move(line));
-  // A crash may leave a last line without its newline: it is the evaluation in flight.
-  in.clear();
-  in.seekg(0, std::ios::end);
-  const bool ends_with_newline = [&] {
-    if (in.tellg() == 0) return true;
-    in.seekg(-1, std::ios::end);
-    return in.get() == '\n';
-  }();
-  if (!ends_with_newline && !lines.empty()) lines.pop_back();
   if (lines.empty()) {
     log.error = fmt::format("{}:1: the log is empty (no header)", path.string());
     return log;
@@ -106,6 +114,12 @@ EventLog EventLog::create(const std::filesystem::path& path, const LogHeader& he
 }
 
 EventLog EventLog::append_to(const std::filesystem::path& path) {
+  // New lines start on a line of their own: the truncated last line that read_log skipped goes.
+  if (const std::optional<std::string> text = read_text(path)) {
+    if (const std::size_t complete = complete_lines_length(*text); complete < text->size()) {
+      std::filesystem::resize_file(path, complete);
+    }
+  }
   std::ofstream out(path, std::ios::app);
   if (!out) throw std::runtime_error("cannot append to " + path.string());
   return EventLog(std::move(out));

@@ -54,7 +54,8 @@ class EventLog {
   /// Starts a new log; the file must not exist. Throws std::runtime_error when it cannot be
   /// written (with the path and the reason).
   static EventLog create(const std::filesystem::path& path, const LogHeader& header);
-  /// Appends to an existing log (after read_log checked it).
+  /// Appends to an existing log (after read_log checked it), first cutting the truncated last
+  /// line that read_log skipped.
   static EventLog append_to(const std::filesystem::path& path);
 
   void write(const LogEvaluation& evaluation);

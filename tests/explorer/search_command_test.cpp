@@ -94,9 +94,20 @@ TEST(SearchCommand, TruncatedLastLineIsTheEvaluationInFlight) {
                 .code,
             kExitOk);
   std::ofstream(dir / "log.jsonl", std::ios::app) << R"({"kind":"evaluation","id":2,"act)";
-  const LogContents log = read_log(dir / "log.jsonl");
+  LogContents log = read_log(dir / "log.jsonl");
   ASSERT_TRUE(log.ok()) << log.error;
   EXPECT_EQ(log.evaluations.size(), 2u);
+
+  // Resuming replaces the lost evaluation, and the log stays readable (the new line does not
+  // continue the truncated one).
+  const Outcome resumed = run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device",
+                                      "cpu", "--evals", "4", "--out", dir.string(), "--resume"});
+  ASSERT_EQ(resumed.code, kExitOk) << resumed.err;
+  log = read_log(dir / "log.jsonl");
+  ASSERT_TRUE(log.ok()) << log.error;
+  ASSERT_EQ(log.evaluations.size(), 4u);
+  EXPECT_EQ(log.evaluations[2].id, 2);
+  EXPECT_EQ(log.evaluations[3].id, 3);
   std::filesystem::remove_all(dir);
 }
 
