@@ -54,6 +54,9 @@ pid_t fork_server_process(std::span<const int> kept, const std::function<void()>
   for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGPIPE}) {
     ::signal(signal, SIG_DFL);
   }
+  // A Ctrl-C in a terminal reaches the whole process group: the search stops as at its budget
+  // and lets the candidate under way finish. This process ends with its parent (PDEATHSIG).
+  for (int signal : {SIGINT, SIGTERM}) ::signal(signal, SIG_IGN);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);

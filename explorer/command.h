@@ -11,8 +11,9 @@ namespace sculpt::explorer {
 /// Process exit codes shared by every subcommand.
 enum ExitCode : int {
   kExitOk = 0,
-  kExitNothingValid = 1,  // a search found no valid candidate
-  kExitUsage = 2,         // usage or input error (bad flag, unknown kernel, corrupt log)
+  kExitNothingValid = 1,   // a search found no valid candidate
+  kExitUsage = 2,          // usage or input error (bad flag, unknown kernel, corrupt log)
+  kExitInterrupted = 128,  // plus the signal that stopped a search (130 for a Ctrl-C), as shells do
 };
 
 struct Command {

@@ -13,8 +13,10 @@
 #include "codegen/c_printer.h"
 #include "codegen/lower.h"
 #include "device/cpu_evaluator.h"
+#include "device/process.h"
 #include "explorer/command.h"
 #include "explorer/event_log.h"
+#include "explorer/stop_on_signal.h"
 #include "search/problem.h"
 #include "search/random_search.h"
 #include "support/progress.h"
@@ -154,6 +156,8 @@ int run_search(const SearchCommandOptions& o) {
   const device::Language language =
       device->name() == "cuda" ? device::Language::ptx : device::Language::c;
 
+  StopOnSignal stop;
+  options.stop_requested = [&stop] { return stop.requested(); };
   support::Progress progress(o.evals);
   std::int64_t done = static_cast<std::int64_t>(previous.size());
   search::SearchStats stats;
@@ -195,17 +199,23 @@ int run_search(const SearchCommandOptions& o) {
                  ? fmt::format(", {} cut short past {:g}x the best time ({} killed)",
                                stats.cut_short, o.cutoff, stats.killed)
                  : std::string(),
-             stats.abandoned > 0 ? fmt::format(", {} left unrun at the budget", stats.abandoned)
+             stats.abandoned > 0 ? fmt::format(", {} left unrun at the {}", stats.abandoned,
+                                               stop.requested() ? "interruption" : "budget")
                                  : std::string(),
              log_path.string());
   if (!best) {
     fmt::print("no valid candidate\n");
-    return kExitNothingValid;
+  } else {
+    fmt::print("best: candidate {}, {:.4g} us (spread {:.2g} us over {} runs){}\n", best->id,
+               *best->time_ns / 1e3, best->spread_ns / 1e3, best->runs,
+               best_code ? fmt::format(", code in {}", (dir / "best.*").string()) : "");
   }
-  fmt::print("best: candidate {}, {:.4g} us (spread {:.2g} us over {} runs){}\n", best->id,
-             *best->time_ns / 1e3, best->spread_ns / 1e3, best->runs,
-             best_code ? fmt::format(", code in {}", (dir / "best.*").string()) : "");
-  return kExitOk;
+  if (stop.requested()) {
+    std::fprintf(stderr, "sculpt search: interrupted by %s; --resume continues the search\n",
+                 device::describe_signal(stop.signal()).c_str());
+    return kExitInterrupted + stop.signal();
+  }
+  return best ? kExitOk : kExitNothingValid;
 }
 
 }  // namespace

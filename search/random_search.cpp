@@ -1,5 +1,6 @@
 #include "search/random_search.h"
 
+#include <algorithm>
 #include <deque>
 #include <random>
 
@@ -47,14 +48,19 @@ SearchStats random_search(const gpu_space::Candidate& root, device::Evaluator& d
   };
   std::deque<Pending> pending;
   std::int64_t submitted = 0;
-  auto out_of_time = [&] { return options.budget && elapsed() >= *options.budget; };
+  const Clock::time_point deadline =
+      options.budget ? start + std::chrono::duration_cast<Clock::duration>(*options.budget)
+                     : Clock::time_point::max();
+  auto must_stop = [&] {
+    return Clock::now() >= deadline || (options.stop_requested && options.stop_requested());
+  };
   const auto cutoff = options.cutoff > 0
                           ? std::make_shared<device::Cutoff>(options.cutoff, options.best_ns)
                           : nullptr;
   bool cancelled = false;
   while (submitted < options.evals || !pending.empty()) {
     while (submitted < options.evals && static_cast<int>(pending.size()) < options.in_flight &&
-           !out_of_time()) {
+           !must_stop()) {
       Descent descent = random_descent(root, rng);
       if (!descent.candidate) {
         ++stats.dead_ends;
@@ -71,10 +77,15 @@ SearchStats random_search(const gpu_space::Candidate& root, device::Evaluator& d
     if (pending.empty()) break;
     Pending done = std::move(pending.front());
     pending.pop_front();
-    if (options.budget && !cancelled) {
-      // At the budget, drop what has not started running rather than wait for it.
-      done.future.wait_until(start + std::chrono::duration_cast<Clock::duration>(*options.budget));
-      if (out_of_time()) {
+    if ((options.budget || options.stop_requested) && !cancelled) {
+      // At the budget or a stop request, drop what has not started running rather than wait for
+      // it. A stop request is seen within kStopPoll.
+      constexpr auto kStopPoll = std::chrono::milliseconds(20);
+      while (done.future.wait_until(std::min(deadline, Clock::now() + kStopPoll)) !=
+                 std::future_status::ready &&
+             !must_stop()) {
+      }
+      if (must_stop()) {
         device.cancel_waiting();
         cancelled = true;
       }

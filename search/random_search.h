@@ -36,6 +36,9 @@ struct SearchOptions {
   double cutoff = 4;
   /// The best time before this search started (a resumed search's log).
   std::optional<double> best_ns;
+  /// Asked between evaluations and while waiting for one: once it answers true (a Ctrl-C), the
+  /// search ends as if its budget had run out.
+  std::function<bool()> stop_requested;
 };
 
 /// One candidate as the search evaluated it.
@@ -50,7 +53,8 @@ struct Evaluated {
 struct SearchStats {
   std::int64_t evaluated = 0;
   std::int64_t dead_ends = 0;
-  /// Submitted but not run: still waiting for the device when the budget ran out.
+  /// Submitted but not run: still waiting for the device when the budget ran out (or a stop was
+  /// requested).
   std::int64_t abandoned = 0;
   /// Evaluated, but timed less than the device planned: slower than the cutoff.
   std::int64_t cut_short = 0;
@@ -59,8 +63,8 @@ struct SearchStats {
 };
 
 /// Random search on `device`: calls `on_evaluated` for each evaluation, in submission order.
-/// When the budget runs out, the evaluation being measured finishes and those still waiting are
-/// abandoned. A DeviceError from the device propagates.
+/// When the budget runs out or a stop is requested, the evaluation being measured finishes and
+/// those still waiting are abandoned. A DeviceError from the device propagates.
 SearchStats random_search(const gpu_space::Candidate& root, device::Evaluator& device,
                           device::Language language,
                           const std::shared_ptr<const device::Problem>& problem,

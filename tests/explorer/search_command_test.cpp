@@ -1,13 +1,17 @@
 // `sculpt search` on the CPU device: the event log's format (an evaluation cut short says so),
-// resuming a search, the best code saved.
+// resuming a search (after a crash, or after a Ctrl-C), the best code saved.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <fstream>
 #include <iterator>
+#include <thread>
 
 #include "explorer/event_log.h"
 #include "tests/explorer/run_sculpt.h"
@@ -108,6 +112,53 @@ TEST(SearchCommand, TruncatedLastLineIsTheEvaluationInFlight) {
   ASSERT_EQ(log.evaluations.size(), 4u);
   EXPECT_EQ(log.evaluations[2].id, 2);
   EXPECT_EQ(log.evaluations[3].id, 3);
+  std::filesystem::remove_all(dir);
+}
+
+extern "C" void ignore_late_interrupt(int) {}
+
+std::size_t line_count(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return static_cast<std::size_t>(
+      std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n'));
+}
+
+TEST(SearchCommand, ACtrlCStopsTheSearchWithItsSummaryAndAResumableLog) {
+  const std::filesystem::path dir = fresh_dir("interrupted");
+  // Should the search end before the signal comes, the signal must not end the test.
+  const sighandler_t before = std::signal(SIGINT, ignore_late_interrupt);
+  std::atomic<bool> searching{true};
+  std::thread interrupter([&] {
+    // Once two evaluations are logged (or after a minute, when the search failed).
+    for (int i = 0; i < 6000 && searching && line_count(dir / "log.jsonl") < 3; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (searching) kill(getpid(), SIGINT);
+  });
+  const Outcome interrupted = run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device",
+                                          "cpu", "--evals", "1000", "--out", dir.string()});
+  searching = false;
+  interrupter.join();
+  std::signal(SIGINT, before);
+
+  EXPECT_EQ(interrupted.code, kExitInterrupted + SIGINT) << interrupted.err;
+  EXPECT_NE(interrupted.err.find("interrupted by SIGINT"), std::string::npos) << interrupted.err;
+  EXPECT_NE(interrupted.out.find("best: candidate"), std::string::npos) << interrupted.out;
+  LogContents log = read_log(dir / "log.jsonl");
+  ASSERT_TRUE(log.ok()) << log.error;
+  const std::size_t evaluated = log.evaluations.size();
+  ASSERT_GE(evaluated, 2u);
+  EXPECT_LT(evaluated, 1000u);
+  EXPECT_NE(interrupted.out.find(std::to_string(evaluated) + " evaluated"), std::string::npos)
+      << interrupted.out;
+
+  const Outcome resumed =
+      run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device", "cpu", "--evals",
+                  std::to_string(evaluated + 2), "--out", dir.string(), "--resume"});
+  ASSERT_EQ(resumed.code, kExitOk) << resumed.err;
+  log = read_log(dir / "log.jsonl");
+  ASSERT_TRUE(log.ok()) << log.error;
+  EXPECT_EQ(log.evaluations.size(), evaluated + 2);
   std::filesystem::remove_all(dir);
 }
 

@@ -1,8 +1,10 @@
-// The random search's budget: when it runs out, the evaluation being measured is still logged,
-// the ones waiting for the device are abandoned rather than waited for, and ids stay contiguous.
+// The random search's budget: when it runs out (or a stop is requested), the evaluation being
+// measured is still logged, the ones waiting for the device are abandoned rather than waited for,
+// and ids stay contiguous.
 // Its cutoff: each candidate is timed until it is over a multiple of the best time before it.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -84,6 +86,38 @@ TEST_F(RandomSearch, AtTheBudgetFinishesTheMeasurementUnderWayAndAbandonsTheRest
   EXPECT_LT(took.count(), 2.0);
   EXPECT_GE(stats.evaluated, 2);
   EXPECT_EQ(stats.abandoned, 3);
+  ASSERT_EQ(ids.size(), static_cast<std::size_t>(stats.evaluated));
+  for (std::size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ids[i], static_cast<std::int64_t>(i));
+}
+
+TEST_F(RandomSearch, AStopRequestEndsItAsTheBudgetWould) {
+  // Every measurement takes 200 ms; the stop comes with the second evaluation (at 0.4 s).
+  StandInDevice device([](CutoffValue) {
+    std::this_thread::sleep_for(200ms);
+    device::Evaluation e;
+    e.time_ns = 1e6;
+    return e;
+  });
+  SearchOptions options;
+  options.evals = 1000;
+  options.in_flight = 4;
+  std::atomic<bool> stop{false};
+  options.stop_requested = [&stop] { return stop.load(); };
+  std::vector<std::int64_t> ids;
+  const auto start = std::chrono::steady_clock::now();
+  const SearchStats stats =
+      random_search(*root_, device, device::Language::c, problem_, options, [&](Evaluated&& e) {
+        ids.push_back(e.id);
+        if (ids.size() == 2) stop = true;
+      });
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+
+  // Nothing is submitted after the stop (5 were), the third finishes when its measurement had
+  // started, and the others are abandoned rather than measured.
+  EXPECT_LT(took.count(), 1.0);
+  EXPECT_GE(stats.evaluated, 2);
+  EXPECT_LE(stats.evaluated, 3);
+  EXPECT_EQ(stats.evaluated + stats.abandoned, 5);
   ASSERT_EQ(ids.size(), static_cast<std::size_t>(stats.evaluated));
   for (std::size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ids[i], static_cast<std::int64_t>(i));
 }
