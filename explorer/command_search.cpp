@@ -80,10 +80,11 @@ std::unique_ptr<device::Evaluator> make_device(const std::string& name, std::str
   }
 }
 
+/// " (3 ok, 1 timeout)", or nothing when nothing was evaluated.
 std::string check_counts(const std::map<std::string, std::int64_t>& counts) {
   std::string out;
   for (const auto& [check, count] : counts) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", count, check);
-  return out;
+  return out.empty() ? out : " (" + out + ")";
 }
 
 int run_search(const SearchCommandOptions& o) {
@@ -191,7 +192,7 @@ int run_search(const SearchCommandOptions& o) {
     const std::string ext = language == device::Language::c ? "c" : "ptx";
     std::ofstream(dir / ("best." + ext)) << best_code->source;
   }
-  fmt::print("{} {} on {}: {} evaluated ({}), {} dead ends{}{}; log {}\n", o.kernel,
+  fmt::print("{} {} on {}: {} evaluated{}, {} dead ends{}{}; log {}\n", o.kernel,
              backbone::format_sizes(lookup.sizes), device->name(),
              previous.size() + static_cast<std::size_t>(stats.evaluated), check_counts(counts),
              stats.dead_ends,
