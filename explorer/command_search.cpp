@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -186,11 +188,19 @@ int run_search(const SearchCommandOptions& o) {
     });
   } catch (const device::DeviceError& e) {
     return fail(std::string("the device failed: ") + e.what());
+  } catch (const std::runtime_error& e) {
+    return fail(e.what());  // the log cannot be written
   }
 
   if (best_code) {
-    const std::string ext = language == device::Language::c ? "c" : "ptx";
-    std::ofstream(dir / ("best." + ext)) << best_code->source;
+    const std::filesystem::path path =
+        dir / (language == device::Language::c ? "best.c" : "best.ptx");
+    std::ofstream file(path);
+    file << best_code->source << std::flush;
+    if (!file) {
+      return fail(fmt::format("cannot write {}: {} (the log is complete)", path.string(),
+                              std::strerror(errno)));
+    }
   }
   fmt::print("{} {} on {}: {} evaluated{}, {} dead ends{}{}; log {}\n", o.kernel,
              backbone::format_sizes(lookup.sizes), device->name(),

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -109,8 +111,9 @@ EventLog EventLog::create(const std::filesystem::path& path, const LogHeader& he
                      {"kernel", header.kernel}, {"sizes", sizes},
                      {"device", header.device}, {"space_hash", fmt::format("{:016x}", header.space_hash)},
                      {"seed", header.seed},     {"algorithm", header.algorithm}};
-  out << line.dump() << "\n" << std::flush;
-  return EventLog(std::move(out));
+  EventLog log(path, std::move(out));
+  log.write_line(line.dump());
+  return log;
 }
 
 EventLog EventLog::append_to(const std::filesystem::path& path) {
@@ -122,7 +125,14 @@ EventLog EventLog::append_to(const std::filesystem::path& path) {
   }
   std::ofstream out(path, std::ios::app);
   if (!out) throw std::runtime_error("cannot append to " + path.string());
-  return EventLog(std::move(out));
+  return EventLog(path, std::move(out));
+}
+
+void EventLog::write_line(const std::string& line) {
+  out_ << line << "\n" << std::flush;
+  if (!out_)
+    throw std::runtime_error(
+        fmt::format("cannot write {}: {}", path_.string(), std::strerror(errno)));
 }
 
 void EventLog::write(const LogEvaluation& e) {
@@ -139,7 +149,7 @@ void EventLog::write(const LogEvaluation& e) {
                {"runs", e.runs}};
   if (e.cut_short) line["cut_short"] = true;
   if (!e.message.empty()) line["message"] = e.message;
-  out_ << line.dump() << "\n" << std::flush;
+  write_line(line.dump());
 }
 
 }  // namespace sculpt::explorer

@@ -58,10 +58,16 @@ class EventLog {
   /// line that read_log skipped.
   static EventLog append_to(const std::filesystem::path& path);
 
+  /// Appends one line and flushes it. Throws std::runtime_error when it cannot (a full disk),
+  /// with the path and the reason: the line may then be partly written (a truncated last line).
   void write(const LogEvaluation& evaluation);
 
  private:
-  explicit EventLog(std::ofstream out) : out_(std::move(out)) {}
+  EventLog(std::filesystem::path path, std::ofstream out)
+      : path_(std::move(path)), out_(std::move(out)) {}
+  void write_line(const std::string& line);
+
+  std::filesystem::path path_;
   std::ofstream out_;
 };
 

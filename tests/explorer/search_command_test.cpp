@@ -2,13 +2,15 @@
 // resuming a search (after a crash, or after a Ctrl-C), the best code saved.
 #include <gtest/gtest.h>
 
-#include <filesystem>
+#include <sys/resource.h>
 #include <unistd.h>
+#include <filesystem>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <thread>
@@ -88,6 +90,33 @@ TEST(EventLog, ACutShortEvaluationSaysSo) {
   ASSERT_EQ(log.evaluations.size(), 2u);
   EXPECT_TRUE(log.evaluations[0].cut_short);
   EXPECT_FALSE(log.evaluations[1].cut_short);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(EventLog, ALineThatCannotBeWrittenIsAnErrorThatSaysWhy) {
+  const std::filesystem::path dir = fresh_dir("full");
+  std::filesystem::create_directories(dir);
+  EventLog log =
+      EventLog::create(dir / "log.jsonl", {1, "axpy", {{"n", 64}}, "cpu", 0x1234, 1, "random"});
+  LogEvaluation e;
+  e.check = "ok";
+  e.time_ns = 1e6;
+  // A full disk, as a file size limit: writes past it fail with EFBIG instead of SIGXFSZ.
+  const sighandler_t before = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit limit{};
+  getrlimit(RLIMIT_FSIZE, &limit);
+  const rlimit full{static_cast<rlim_t>(std::filesystem::file_size(dir / "log.jsonl")),
+                    limit.rlim_max};
+  setrlimit(RLIMIT_FSIZE, &full);
+  std::string error;
+  try {
+    log.write(e);
+  } catch (const std::runtime_error& failure) {
+    error = failure.what();
+  }
+  setrlimit(RLIMIT_FSIZE, &limit);
+  std::signal(SIGXFSZ, before);
+  EXPECT_EQ(error, "cannot write " + (dir / "log.jsonl").string() + ": " + std::strerror(EFBIG));
   std::filesystem::remove_all(dir);
 }
 
