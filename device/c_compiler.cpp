@@ -42,19 +42,26 @@ class Hash {
 };
 
 // Writes through a temporary file and a rename, so that a reader never sees a partial file
-// even when another thread or process writes the same one.
-bool write_atomically(const std::filesystem::path& path, const std::string& text,
+// even when another thread or process writes the same one. Throws DeviceError when it cannot (a
+// full disk): the cache, not the candidate, is at fault, and so would every later one be.
+void write_atomically(const std::filesystem::path& path, const std::string& text,
                       const std::string& unique) {
   auto temporary = path;
   temporary += "." + unique + ".tmp";
+  std::string failure;
   {
     std::ofstream out(temporary, std::ios::binary);
     out << text;
-    if (!out.flush()) return false;
+    if (!out.flush()) failure = std::strerror(errno);
   }
   std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  return !error;
+  if (failure.empty()) {
+    std::filesystem::rename(temporary, path, error);
+    if (!error) return;
+    failure = error.message();
+  }
+  std::filesystem::remove(temporary, error);
+  throw DeviceError(fmt::format("cpu device: cannot write {}: {}", path.string(), failure));
 }
 
 // The processor's model name: with -march=native, objects built on another model (a cache folder
@@ -220,39 +227,37 @@ CCompiler::Result CCompiler::compile(const std::string& source) {
     return Result{.object = object, .log = {}, .cache_hit = true};
   }
 
+  auto unique = fmt::format("{}.{}", getpid(), next_temporary_++);
+  auto source_path = cache_dir_ / (hash.hex() + ".c");
+  write_atomically(source_path, source, unique);
+
   ++compilations_;
   std::int64_t running = ++running_;
   std::int64_t peak = peak_concurrent_.load();
   while (running > peak && !peak_concurrent_.compare_exchange_weak(peak, running)) {
   }
-  auto unique = fmt::format("{}.{}", getpid(), next_temporary_++);
-  auto source_path = cache_dir_ / (hash.hex() + ".c");
   Result result;
-  if (!write_atomically(source_path, source, unique)) {
-    result.log = fmt::format("cannot write {}", source_path.string());
+  auto temporary = cache_dir_ / (hash.hex() + "." + unique + ".so.tmp");
+  std::vector<std::string> args = {compiler_};
+  args.insert(args.end(), flags_.begin(), flags_.end());
+  args.insert(args.end(), {"-x", "c", "-o", temporary.string(), source_path.string()});
+  auto command = run_command(args);
+  std::error_code error;
+  if (!command) {
+    result.log = fmt::format("cannot run the C compiler '{}'", compiler_);
+  } else if (!command->finished) {
+    result.log = fmt::format("the C compiler did not finish within {} ms\n{}", timeout_.count(),
+                             command->output);
+  } else if (command->exit_code != 0) {
+    result.log = std::move(command->output);
+  } else if (std::filesystem::rename(temporary, object, error); error) {
+    result.log =
+        fmt::format("cannot move the compiled object to {}: {}", object.string(), error.message());
   } else {
-    auto temporary = cache_dir_ / (hash.hex() + "." + unique + ".so.tmp");
-    std::vector<std::string> args = {compiler_};
-    args.insert(args.end(), flags_.begin(), flags_.end());
-    args.insert(args.end(), {"-x", "c", "-o", temporary.string(), source_path.string()});
-    auto command = run_command(args);
-    std::error_code error;
-    if (!command) {
-      result.log = fmt::format("cannot run the C compiler '{}'", compiler_);
-    } else if (!command->finished) {
-      result.log = fmt::format("the C compiler did not finish within {} ms\n{}", timeout_.count(),
-                               command->output);
-    } else if (command->exit_code != 0) {
-      result.log = std::move(command->output);
-    } else if (std::filesystem::rename(temporary, object, error); error) {
-      result.log = fmt::format("cannot move the compiled object to {}: {}", object.string(),
-                               error.message());
-    } else {
-      result.object = object;
-      result.log = std::move(command->output);
-    }
-    std::filesystem::remove(temporary, error);
+    result.object = object;
+    result.log = std::move(command->output);
   }
+  std::filesystem::remove(temporary, error);
   --running_;
   if (!result.object) ++errors_;
   return result;

@@ -40,7 +40,8 @@ class CCompiler {
             std::chrono::milliseconds timeout);
 
   /// Compiles `source` into a shared object, or finds it in the cache. Thread-safe; several
-  /// calls compile concurrently.
+  /// calls compile concurrently. Throws DeviceError when the source cannot be written to the
+  /// cache (a full disk).
   Result compile(const std::string& source);
 
   /// $XDG_CACHE_HOME/sculpt/cpu, else $HOME/.cache/sculpt/cpu, else a folder under /tmp.
