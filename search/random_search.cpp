@@ -48,9 +48,11 @@ SearchStats random_search(const gpu_space::Candidate& root, device::Evaluator& d
   };
   std::deque<Pending> pending;
   std::int64_t submitted = 0;
+  // A budget past what the clock holds (centuries) is no limit: adding it would overflow.
   const Clock::time_point deadline =
-      options.budget ? start + std::chrono::duration_cast<Clock::duration>(*options.budget)
-                     : Clock::time_point::max();
+      options.budget && *options.budget < Clock::time_point::max() - start
+          ? start + std::chrono::duration_cast<Clock::duration>(*options.budget)
+          : Clock::time_point::max();
   auto must_stop = [&] {
     return Clock::now() >= deadline || (options.stop_requested && options.stop_requested());
   };

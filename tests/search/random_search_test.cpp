@@ -90,6 +90,21 @@ TEST_F(RandomSearch, AtTheBudgetFinishesTheMeasurementUnderWayAndAbandonsTheRest
   for (std::size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ids[i], static_cast<std::int64_t>(i));
 }
 
+TEST_F(RandomSearch, ABudgetOfCenturiesIsNoLimit) {
+  StandInDevice device([](CutoffValue) {
+    device::Evaluation e;
+    e.time_ns = 1e6;
+    return e;
+  });
+  SearchOptions options;
+  options.evals = 3;
+  options.budget = std::chrono::duration<double>(1e12);  // past the clock's range in nanoseconds
+  EXPECT_EQ(
+      random_search(*root_, device, device::Language::c, problem_, options, [](Evaluated&&) {})
+          .evaluated,
+      3);
+}
+
 TEST_F(RandomSearch, AStopRequestEndsItAsTheBudgetWould) {
   // Every measurement takes 200 ms; the stop comes with the second evaluation (at 0.4 s).
   StandInDevice device([](CutoffValue) {
