@@ -13,9 +13,11 @@ Cutoff::Cutoff(double factor, std::optional<double> best_ns) : factor_(factor) {
 }
 
 std::optional<std::chrono::nanoseconds> Cutoff::get() const {
-  const double best = best_ns_.load();
-  if (std::isinf(best)) return std::nullopt;
-  return std::chrono::nanoseconds(std::max<std::int64_t>(std::llround(factor_ * best), 1));
+  const double cut = factor_ * best_ns_.load();
+  // Infinite before the first time; past what nanoseconds hold (an enormous factor), it cuts
+  // nothing either.
+  if (!(cut < static_cast<double>(std::chrono::nanoseconds::max().count()))) return std::nullopt;
+  return std::chrono::nanoseconds(std::max<std::int64_t>(std::llround(cut), 1));
 }
 
 void Cutoff::observe(const Evaluation& evaluation) {

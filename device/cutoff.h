@@ -17,7 +17,7 @@ class Cutoff {
   /// `factor` >= 1; `best_ns`: the best time before (a resumed search's).
   explicit Cutoff(double factor, std::optional<double> best_ns = std::nullopt);
 
-  /// Nothing is cut before a first time is known.
+  /// Nothing is cut before a first time is known, nor past ~292 years.
   std::optional<std::chrono::nanoseconds> get() const;
   /// An ok evaluation lowers the best time; others, and slower ones, change nothing.
   void observe(const Evaluation& evaluation);

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace sculpt::device {
 namespace {
 
@@ -32,6 +34,11 @@ TEST(Cutoff, IsAMultipleOfTheBestOkTime) {
 TEST(Cutoff, StartsFromAPreviousBestAndNeverReachesZero) {
   EXPECT_EQ(Cutoff(1.5, 2000).get(), nanoseconds(3000));
   EXPECT_EQ(Cutoff(1, 0.1).get(), nanoseconds(1));
+}
+
+TEST(Cutoff, AFactorTooLargeForTheClockCutsNothing) {
+  EXPECT_FALSE(Cutoff(1e300, 2000).get());
+  EXPECT_FALSE(Cutoff(std::numeric_limits<double>::infinity(), 2000).get());
 }
 
 }  // namespace
