@@ -1,6 +1,7 @@
 // Batched matrix multiplications: one matmul per batch element, and TC's transposed batched
 // matmul (tbmm) Z(b, n, k) = sum_m X(b, n, m) * Y(b, k, m) at the Factorization Machines shape.
 #include "backbone/zoo/families.h"
+#include "backbone/zoo/reference_gemm.h"
 
 namespace sculpt::backbone::zoo {
 namespace {
@@ -25,15 +26,7 @@ void batched_matmul_reference(const Sizes& sizes, HostArgs& args) {
   const float* B = args.array("B").as<float>();
   float* C = args.array("C").as<float>();
   for (int64_t p = 0; p < bs; ++p) {
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t j = 0; j < n; ++j) {
-        double sum = 0;
-        for (int64_t l = 0; l < k; ++l) {
-          sum += static_cast<double>(A[(p * m + i) * k + l]) * B[(p * k + l) * n + j];
-        }
-        C[(p * m + i) * n + j] = static_cast<float>(sum);
-      }
-    }
+    reference_gemm(m, n, k, {A + p * m * k, k}, {B + p * k * n, n}, C + p * m * n);
   }
 }
 
@@ -56,16 +49,9 @@ void tbmm_reference(const Sizes& sizes, HostArgs& args) {
   const float* X = args.array("X").as<float>();
   const float* Y = args.array("Y").as<float>();
   float* Z = args.array("Z").as<float>();
+  // Y[p] is read transposed: element (l, j) of the k-column operand is Y(p, j, l).
   for (int64_t p = 0; p < bs; ++p) {
-    for (int64_t i = 0; i < n; ++i) {
-      for (int64_t j = 0; j < k; ++j) {
-        double sum = 0;
-        for (int64_t l = 0; l < m; ++l) {
-          sum += static_cast<double>(X[(p * n + i) * m + l]) * Y[(p * k + j) * m + l];
-        }
-        Z[(p * n + i) * k + j] = static_cast<float>(sum);
-      }
-    }
+    reference_gemm(n, k, m, {X + p * n * m, m}, {Y + p * k * m, 1, m}, Z + p * n * k);
   }
 }
 

@@ -1,6 +1,7 @@
 // Matrix multiplications C = A . B (row-major, m x k times k x n), with A or B stored transposed
 // and with A's elements strided (the paper's "strided matmul": consecutive elements 32 apart).
 #include "backbone/zoo/families.h"
+#include "backbone/zoo/reference_gemm.h"
 
 namespace sculpt::backbone::zoo {
 namespace {
@@ -34,19 +35,10 @@ void matmul_reference(const MatmulLayout& layout, const Sizes& sizes, HostArgs& 
   const int64_t m = sizes.at("m"), n = sizes.at("n"), k = sizes.at("k");
   const float* A = args.array("A").as<float>();
   const float* B = args.array("B").as<float>();
-  float* C = args.array("C").as<float>();
   const int64_t s = layout.a_stride;
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < n; ++j) {
-      double sum = 0;
-      for (int64_t l = 0; l < k; ++l) {
-        const float a = layout.transpose_a ? A[(l * m + i) * s] : A[(i * k + l) * s];
-        const float b = layout.transpose_b ? B[j * k + l] : B[l * n + j];
-        sum += static_cast<double>(a) * b;
-      }
-      C[i * n + j] = static_cast<float>(sum);
-    }
-  }
+  const MatrixView a = layout.transpose_a ? MatrixView{A, s, m * s} : MatrixView{A, k * s, s};
+  const MatrixView b = layout.transpose_b ? MatrixView{B, 1, k} : MatrixView{B, n};
+  reference_gemm(m, n, k, a, b, args.array("C").as<float>());
 }
 
 KernelInfo matmul_info(std::string name, std::string description, MatmulLayout layout,

@@ -1,5 +1,8 @@
 // Matrix-vector kernels: mv (y = A . x) and PolyBench's gesummv (y = alpha A x + beta B x).
+#include <vector>
+
 #include "backbone/zoo/families.h"
+#include "backbone/zoo/reference_gemm.h"
 
 namespace sculpt::backbone::zoo {
 namespace {
@@ -20,12 +23,8 @@ void mv_reference(const Sizes& sizes, HostArgs& args) {
   const int64_t m = sizes.at("m"), n = sizes.at("n");
   const float* A = args.array("A").as<float>();
   const float* x = args.array("x").as<float>();
-  float* y = args.array("y").as<float>();
-  for (int64_t i = 0; i < m; ++i) {
-    double sum = 0;
-    for (int64_t j = 0; j < n; ++j) sum += static_cast<double>(A[i * n + j]) * x[j];
-    y[i] = static_cast<float>(sum);
-  }
+  // x is an n x 1 matrix.
+  reference_gemm(m, 1, n, {A, n}, {x, 1}, args.array("y").as<float>());
 }
 
 Kernel build_gesummv(const Sizes& sizes) {
@@ -51,14 +50,12 @@ void gesummv_reference(const Sizes& sizes, HostArgs& args) {
   const float* B = args.array("B").as<float>();
   const float* x = args.array("x").as<float>();
   float* y = args.array("y").as<float>();
-  for (int64_t i = 0; i < n; ++i) {
-    double ax = 0, bx = 0;
-    for (int64_t j = 0; j < n; ++j) {
-      ax += static_cast<double>(A[i * n + j]) * x[j];
-      bx += static_cast<double>(B[i * n + j]) * x[j];
-    }
-    y[i] = static_cast<float>(alpha * ax + beta * bx);
-  }
+  std::vector<double> ax(static_cast<size_t>(n));
+  reference_gemm(n, 1, n, {A, n}, {x, 1},
+                 [&](int64_t i, std::span<const double> sums) { ax[i] = sums[0]; });
+  reference_gemm(n, 1, n, {B, n}, {x, 1}, [&](int64_t i, std::span<const double> sums) {
+    y[i] = static_cast<float>(alpha * ax[i] + beta * sums[0]);
+  });
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "backbone/zoo/families.h"
+#include "backbone/zoo/reference_gemm.h"
 
 namespace sculpt::backbone::zoo {
 namespace {
@@ -31,15 +32,13 @@ void matmul_bias_relu_reference(const Sizes& sizes, HostArgs& args) {
   const float* B = args.array("B").as<float>();
   const float* bias = args.array("bias").as<float>();
   float* C = args.array("C").as<float>();
-  for (int64_t i = 0; i < m; ++i) {
+  reference_gemm(m, n, k, {A, k}, {B, n}, [&](int64_t i, std::span<const double> sums) {
     for (int64_t j = 0; j < n; ++j) {
-      double sum = 0;
-      for (int64_t l = 0; l < k; ++l) sum += static_cast<double>(A[i * k + l]) * B[l * n + j];
       // The device rounds the product to f32 before adding the bias.
-      const float biased = static_cast<float>(static_cast<float>(sum) + bias[j]);
+      const float biased = static_cast<float>(static_cast<float>(sums[j]) + bias[j]);
       C[i * n + j] = std::max(biased, 0.0f);
     }
-  }
+  });
 }
 
 Kernel build_mlp2(const Sizes& sizes) {
@@ -66,20 +65,10 @@ void mlp2_reference(const Sizes& sizes, HostArgs& args) {
   const float* W2 = args.array("W2").as<float>();
   float* Y = args.array("Y").as<float>();
   std::vector<float> hidden(static_cast<size_t>(m * h));
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < h; ++j) {
-      double sum = 0;
-      for (int64_t l = 0; l < k; ++l) sum += static_cast<double>(X[i * k + l]) * W1[l * h + j];
-      hidden[i * h + j] = std::max(static_cast<float>(sum), 0.0f);
-    }
-  }
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < n; ++j) {
-      double sum = 0;
-      for (int64_t l = 0; l < h; ++l) sum += static_cast<double>(hidden[i * h + l]) * W2[l * n + j];
-      Y[i * n + j] = static_cast<float>(sum);
-    }
-  }
+  reference_gemm(m, h, k, {X, k}, {W1, h}, [&](int64_t i, std::span<const double> sums) {
+    for (int64_t j = 0; j < h; ++j) hidden[i * h + j] = std::max(static_cast<float>(sums[j]), 0.0f);
+  });
+  reference_gemm(m, n, h, {hidden.data(), h}, {W2, n}, Y);
 }
 
 }  // namespace
