@@ -38,6 +38,13 @@ TEST(EstimateCommand, ProbesApartFromSamples) {
   EXPECT_NE(outcome.out.find("] 95%, 1 probes, "), std::string::npos) << outcome.out;
 }
 
+TEST(EstimateCommand, ChenTakesAtMostTenProbesUnlessAsked) {
+  const Outcome outcome = run_estimate({"--kernel", "axpy", "--size", "1024", "--samples", "12"});
+  ASSERT_EQ(outcome.code, kExitOk) << outcome.err;
+  EXPECT_NE(outcome.out.find("] 95%, 12 samples, "), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.out.find("] 95%, 10 probes, "), std::string::npos) << outcome.out;
+}
+
 TEST(EstimateCommand, SameSeedSameReportOnAnyThreads) {
   auto report = [](const std::string& jobs) {
     const Outcome outcome = run_estimate({"--kernel", "axpy", "--size", "1024", "--method", "knuth",
