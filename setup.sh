@@ -32,5 +32,7 @@ cmake --build build
 [ "${1:-}" = "--no-run" ] && exit 0
 ./build/bin/sculpt --version
 # The main job: a two-minute search for a 256^3 matmul on the default device (the GPU when one
-# answers, else the CPU backend); the log and the best code land in runs/matmul-256x256x256.
-./build/bin/sculpt search --kernel matmul --size 256x256x256 --budget 2m
+# answers, else the CPU backend); the log and the best code land in a new folder of runs/ (a
+# search never rewrites an old log).
+./build/bin/sculpt search --kernel matmul --size 256x256x256 --budget 2m \
+  --out "runs/matmul-256x256x256-$(date +%Y%m%d-%H%M%S)"
