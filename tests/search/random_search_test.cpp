@@ -47,6 +47,16 @@ class StandInDevice final : public device::Evaluator {
   device::Pipeline<int> pipeline_;
 };
 
+// A device whose every measurement takes `duration` and gives 1 ms.
+StandInDevice device_taking(std::chrono::milliseconds duration) {
+  return StandInDevice([duration](CutoffValue) {
+    std::this_thread::sleep_for(duration);
+    device::Evaluation e;
+    e.time_ns = 1e6;
+    return e;
+  });
+}
+
 // Searches of axpy at its default size.
 class RandomSearch : public testing::Test {
  protected:
@@ -65,12 +75,7 @@ class RandomSearch : public testing::Test {
 
 TEST_F(RandomSearch, AtTheBudgetFinishesTheMeasurementUnderWayAndAbandonsTheRest) {
   // Every measurement takes 400 ms.
-  StandInDevice device([](CutoffValue) {
-    std::this_thread::sleep_for(400ms);
-    device::Evaluation e;
-    e.time_ns = 1e6;
-    return e;
-  });
+  StandInDevice device = device_taking(400ms);
   SearchOptions options;
   options.evals = 1000;
   options.in_flight = 4;
@@ -91,11 +96,7 @@ TEST_F(RandomSearch, AtTheBudgetFinishesTheMeasurementUnderWayAndAbandonsTheRest
 }
 
 TEST_F(RandomSearch, ABudgetOfCenturiesIsNoLimit) {
-  StandInDevice device([](CutoffValue) {
-    device::Evaluation e;
-    e.time_ns = 1e6;
-    return e;
-  });
+  StandInDevice device = device_taking(0ms);
   SearchOptions options;
   options.evals = 3;
   options.budget = std::chrono::duration<double>(1e12);  // past the clock's range in nanoseconds
@@ -107,12 +108,7 @@ TEST_F(RandomSearch, ABudgetOfCenturiesIsNoLimit) {
 
 TEST_F(RandomSearch, AStopRequestEndsItAsTheBudgetWould) {
   // Every measurement takes 200 ms; the stop comes with the second evaluation (at 0.4 s).
-  StandInDevice device([](CutoffValue) {
-    std::this_thread::sleep_for(200ms);
-    device::Evaluation e;
-    e.time_ns = 1e6;
-    return e;
-  });
+  StandInDevice device = device_taking(200ms);
   SearchOptions options;
   options.evals = 1000;
   options.in_flight = 4;
