@@ -74,7 +74,6 @@ class RandomSearch : public testing::Test {
 };
 
 TEST_F(RandomSearch, AtTheBudgetFinishesTheMeasurementUnderWayAndAbandonsTheRest) {
-  // Every measurement takes 400 ms.
   StandInDevice device = device_taking(400ms);
   SearchOptions options;
   options.evals = 1000;
@@ -107,7 +106,7 @@ TEST_F(RandomSearch, ABudgetOfCenturiesIsNoLimit) {
 }
 
 TEST_F(RandomSearch, AStopRequestEndsItAsTheBudgetWould) {
-  // Every measurement takes 200 ms; the stop comes with the second evaluation (at 0.4 s).
+  // The stop comes with the second evaluation (at 0.4 s).
   StandInDevice device = device_taking(200ms);
   SearchOptions options;
   options.evals = 1000;
