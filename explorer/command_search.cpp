@@ -131,8 +131,8 @@ int run_search(const SearchCommandOptions& o) {
                                 "seed differ): start a new one with another --out",
                                 log_path.string()));
       }
+      log.emplace(EventLog::append_to(log_path, contents));
       previous = std::move(contents.evaluations);
-      log.emplace(EventLog::append_to(log_path));
     } else {
       std::filesystem::create_directories(dir);
       log.emplace(EventLog::create(log_path, header));

@@ -75,7 +75,8 @@ LogContents read_log(const std::filesystem::path& path) {
     log.error = fmt::format("{}: cannot read the log", path.string());
     return log;
   }
-  text->resize(complete_lines_length(*text));
+  log.complete_bytes = complete_lines_length(*text);
+  text->resize(log.complete_bytes);
   std::vector<std::string> lines;
   std::istringstream in(*text);
   for (std::string line; std::getline(in, line);) lines.push_back(std::move(line));
@@ -116,12 +117,10 @@ EventLog EventLog::create(const std::filesystem::path& path, const LogHeader& he
   return log;
 }
 
-EventLog EventLog::append_to(const std::filesystem::path& path) {
+EventLog EventLog::append_to(const std::filesystem::path& path, const LogContents& contents) {
   // New lines start on a line of their own: the truncated last line that read_log skipped goes.
-  if (const std::optional<std::string> text = read_text(path)) {
-    if (const std::size_t complete = complete_lines_length(*text); complete < text->size()) {
-      std::filesystem::resize_file(path, complete);
-    }
+  if (std::filesystem::file_size(path) > contents.complete_bytes) {
+    std::filesystem::resize_file(path, contents.complete_bytes);
   }
   std::ofstream out(path, std::ios::app);
   if (!out) throw std::runtime_error("cannot append to " + path.string());
@@ -130,9 +129,10 @@ EventLog EventLog::append_to(const std::filesystem::path& path) {
 
 void EventLog::write_line(const std::string& line) {
   out_ << line << "\n" << std::flush;
-  if (!out_)
+  if (!out_) {
     throw std::runtime_error(
         fmt::format("cannot write {}: {}", path_.string(), std::strerror(errno)));
+  }
 }
 
 void EventLog::write(const LogEvaluation& e) {

@@ -43,6 +43,8 @@ struct LogContents {
   LogHeader header;
   std::vector<LogEvaluation> evaluations;
   std::string error;  // "log.jsonl:3: ..." when the log is corrupt or foreign
+  /// Bytes up to the end of the last complete line: what a search appends after.
+  std::uintmax_t complete_bytes = 0;
   bool ok() const { return error.empty(); }
 };
 
@@ -54,9 +56,9 @@ class EventLog {
   /// Starts a new log; the file must not exist. Throws std::runtime_error when it cannot be
   /// written (with the path and the reason).
   static EventLog create(const std::filesystem::path& path, const LogHeader& header);
-  /// Appends to an existing log (after read_log checked it), first cutting the truncated last
-  /// line that read_log skipped.
-  static EventLog append_to(const std::filesystem::path& path);
+  /// Appends to the log that read_log read as `contents`, first cutting the truncated last line
+  /// it skipped.
+  static EventLog append_to(const std::filesystem::path& path, const LogContents& contents);
 
   /// Appends one line and flushes it. Throws std::runtime_error when it cannot (a full disk),
   /// with the path and the reason: the line may then be partly written (a truncated last line).
