@@ -161,36 +161,42 @@ int run_search(const SearchCommandOptions& o) {
 
   StopOnSignal stop;
   options.stop_requested = [&stop] { return stop.requested(); };
-  support::Progress progress(o.evals);
   std::int64_t done = static_cast<std::int64_t>(previous.size());
   search::SearchStats stats;
-  try {
-    stats = search::random_search(*root, *device, language, problem, options, [&](search::Evaluated&& e) {
-      LogEvaluation entry;
-      entry.id = e.id;
-      entry.actions = std::move(e.actions);
-      entry.time_ns = e.evaluation.time_ns;
-      entry.check = std::string(device::to_string(e.evaluation.check));
-      entry.t = e.t;
-      entry.spread_ns = e.evaluation.spread_ns;
-      entry.runs = e.evaluation.runs;
-      entry.cut_short = e.evaluation.cut_short;
-      entry.message = e.evaluation.message.substr(0, 2000);
-      log->write(entry);
-      ++counts[entry.check];
-      if (entry.check == "ok" && (!best || *entry.time_ns < *best->time_ns)) {
-        best = entry;
-        best_code = std::move(e.code);
-      }
-      progress.update(++done,
-                      best ? fmt::format("best {:.4g} us (#{})", *best->time_ns / 1e3, best->id)
-                           : std::string("no valid candidate yet"));
-    });
-  } catch (const device::DeviceError& e) {
-    return fail(std::string("the device failed: ") + e.what());
-  } catch (const std::runtime_error& e) {
-    return fail(e.what());  // the log cannot be written
+  std::string search_error;
+  {
+    // Scoped: the bar ends its line before the summary or an error is printed.
+    support::Progress progress(o.evals);
+    try {
+      stats = search::random_search(
+          *root, *device, language, problem, options, [&](search::Evaluated&& e) {
+            LogEvaluation entry;
+            entry.id = e.id;
+            entry.actions = std::move(e.actions);
+            entry.time_ns = e.evaluation.time_ns;
+            entry.check = std::string(device::to_string(e.evaluation.check));
+            entry.t = e.t;
+            entry.spread_ns = e.evaluation.spread_ns;
+            entry.runs = e.evaluation.runs;
+            entry.cut_short = e.evaluation.cut_short;
+            entry.message = e.evaluation.message.substr(0, 2000);
+            log->write(entry);
+            ++counts[entry.check];
+            if (entry.check == "ok" && (!best || *entry.time_ns < *best->time_ns)) {
+              best = entry;
+              best_code = std::move(e.code);
+            }
+            progress.update(
+                ++done, best ? fmt::format("best {:.4g} us (#{})", *best->time_ns / 1e3, best->id)
+                             : std::string("no valid candidate yet"));
+          });
+    } catch (const device::DeviceError& e) {
+      search_error = std::string("the device failed: ") + e.what();
+    } catch (const std::runtime_error& e) {
+      search_error = e.what();  // the log cannot be written
+    }
   }
+  if (!search_error.empty()) return fail(search_error);
 
   if (best_code) {
     const std::filesystem::path path =
