@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <system_error>
 
 #include "device/evaluator.h"
@@ -75,10 +76,47 @@ std::string processor_model() {
   return {};
 }
 
+// An entry of the cache: a source and its object share a name (their hash).
+struct CacheEntry {
+  // file_clock's epoch lies in the future (2174 in libstdc++): start from its minimum, not 0.
+  std::filesystem::file_time_type used = std::filesystem::file_time_type::min();
+  std::uintmax_t bytes = 0;
+  std::vector<std::filesystem::path> files;
+};
+
+// When `dir` holds more than `limit` bytes, removes the least recently used entries until it
+// holds at most three quarters of it, so that trimming is rare. Temporary files, which other
+// processes may be writing, stay.
+void trim_cache(const std::filesystem::path& dir, std::uintmax_t limit) {
+  std::map<std::string, CacheEntry> entries;
+  std::uintmax_t total = 0;
+  std::error_code error;
+  for (const auto& file : std::filesystem::directory_iterator(dir, error)) {
+    const std::uintmax_t bytes = file.file_size(error);
+    if (error || file.path().extension() == ".tmp") continue;
+    CacheEntry& entry = entries[file.path().stem().string()];
+    entry.used = std::max(entry.used, file.last_write_time(error));
+    entry.bytes += bytes;
+    entry.files.push_back(file.path());
+    total += bytes;
+  }
+  if (total <= limit) return;
+  std::vector<const CacheEntry*> oldest_first;
+  for (const auto& [name, entry] : entries) oldest_first.push_back(&entry);
+  std::sort(oldest_first.begin(), oldest_first.end(),
+            [](const CacheEntry* a, const CacheEntry* b) { return a->used < b->used; });
+  for (const CacheEntry* entry : oldest_first) {
+    if (total <= limit / 4 * 3) break;
+    for (const auto& path : entry->files) std::filesystem::remove(path, error);
+    total -= entry->bytes;
+  }
+}
+
 }  // namespace
 
 CCompiler::CCompiler(std::string compiler, std::vector<std::string> flags,
-                     std::filesystem::path cache_dir, std::chrono::milliseconds timeout)
+                     std::filesystem::path cache_dir, std::chrono::milliseconds timeout,
+                     std::uintmax_t cache_limit)
     : compiler_(std::move(compiler)),
       flags_(std::move(flags)),
       cache_dir_(std::move(cache_dir)),
@@ -102,6 +140,7 @@ CCompiler::CCompiler(std::string compiler, std::vector<std::string> flags,
     throw DeviceError(fmt::format("cpu device: cannot create the cache folder {}: {}",
                                   cache_dir_.string(), error.message()));
   }
+  trim_cache(cache_dir_, cache_limit);
 }
 
 std::filesystem::path CCompiler::default_cache_dir() {
@@ -224,6 +263,9 @@ CCompiler::Result CCompiler::compile(const std::string& source) {
   auto object = cache_dir_ / (hash.hex() + ".so");
   if (std::filesystem::exists(object)) {
     ++cache_hits_;
+    // A use, for the trimming: the least recently used entries go first.
+    std::error_code error;
+    std::filesystem::last_write_time(object, std::filesystem::file_time_type::clock::now(), error);
     return Result{.object = object, .log = {}, .cache_hit = true};
   }
 

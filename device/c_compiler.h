@@ -33,11 +33,16 @@ class CCompiler {
     bool cache_hit = false;
   };
 
+  /// Past this, the cache folder is trimmed when a compiler is made.
+  static constexpr std::uintmax_t kDefaultCacheLimit = std::uintmax_t{2} << 30;  // 2 GiB
+
   /// `compiler`: the command to run (empty: $SCULPT_CC, else "cc"). `cache_dir` empty:
   /// default_cache_dir(). Runs `compiler --version` once, and throws DeviceError when the
-  /// compiler does not run or the cache folder cannot be created.
+  /// compiler does not run or the cache folder cannot be created. A cache folder over
+  /// `cache_limit` bytes loses its least recently used entries (a hit is a use) down to three
+  /// quarters of it.
   CCompiler(std::string compiler, std::vector<std::string> flags, std::filesystem::path cache_dir,
-            std::chrono::milliseconds timeout);
+            std::chrono::milliseconds timeout, std::uintmax_t cache_limit = kDefaultCacheLimit);
 
   /// Compiles `source` into a shared object, or finds it in the cache. Thread-safe; several
   /// calls compile concurrently. Throws DeviceError when the source cannot be written to the

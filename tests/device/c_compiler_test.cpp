@@ -9,6 +9,7 @@
 #include <fstream>
 #include <future>
 #include <thread>
+#include <vector>
 
 #include "device/evaluator.h"
 
@@ -50,6 +51,42 @@ TEST_F(CCompilerTest, CompilesIntoTheCacheFolder) {
   EXPECT_FALSE(result.cache_hit);
   EXPECT_TRUE(compiler.compile("int answer(void) { return 42; }\n").cache_hit);
   EXPECT_FALSE(compiler.compile("int answer(void) { return 43; }\n").cache_hit);
+}
+
+// The source the cache keeps next to an object.
+std::filesystem::path source_of(const std::filesystem::path& object) {
+  return std::filesystem::path(object).replace_extension(".c");
+}
+
+TEST_F(CCompilerTest, ACacheOverItsLimitLosesItsLeastRecentlyUsedEntries) {
+  const auto cache = dir_ / "cache";
+  std::vector<std::filesystem::path> objects;
+  {
+    CCompiler compiler(fake_compiler("0"), {}, cache, 60s);
+    // Three entries of 100 bytes (the fake compiler's objects are empty), used an hour apart.
+    for (char c : {'a', 'b', 'c'}) {
+      auto result = compiler.compile(std::string(100, c));
+      ASSERT_TRUE(result.object) << result.log;
+      objects.push_back(*result.object);
+      const auto used = std::filesystem::file_time_type::clock::now() -
+                        std::chrono::hours(4 - static_cast<int>(objects.size()));
+      std::filesystem::last_write_time(*result.object, used);
+      std::filesystem::last_write_time(source_of(*result.object), used);
+    }
+    // A hit makes the oldest the most recently used.
+    EXPECT_TRUE(compiler.compile(std::string(100, 'a')).cache_hit);
+  }
+  std::ofstream(cache / "d.123.1.tmp") << std::string(1000, 'd');  // another process's file
+
+  // Over 250 bytes, entries go, least recently used first, until 187 are left.
+  CCompiler trimmed(fake_compiler("0"), {}, cache, 60s, /*cache_limit=*/250);
+  EXPECT_TRUE(std::filesystem::exists(objects[0]));
+  EXPECT_TRUE(std::filesystem::exists(source_of(objects[0])));
+  for (const auto& gone : {objects[1], objects[2]}) {
+    EXPECT_FALSE(std::filesystem::exists(gone));
+    EXPECT_FALSE(std::filesystem::exists(source_of(gone)));
+  }
+  EXPECT_TRUE(std::filesystem::exists(cache / "d.123.1.tmp"));
 }
 
 TEST_F(CCompilerTest, ACacheThatCannotBeWrittenIsADeviceError) {
