@@ -134,7 +134,12 @@ int run_search(const SearchCommandOptions& o) {
       log.emplace(EventLog::append_to(log_path, contents));
       previous = std::move(contents.evaluations);
     } else {
-      std::filesystem::create_directories(dir);
+      std::error_code folder_error;
+      std::filesystem::create_directories(dir, folder_error);
+      if (folder_error) {
+        return fail(fmt::format("cannot create the run folder {}: {}", dir.string(),
+                                folder_error.message()));
+      }
       log.emplace(EventLog::create(log_path, header));
     }
   } catch (const std::exception& e) {

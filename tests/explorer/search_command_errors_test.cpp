@@ -1,5 +1,6 @@
 // `sculpt search`: the user errors (unknown kernel, malformed size or budget, a cutoff under 1,
-// foreign or corrupt log) that must exit with the usage code and one message.
+// a run folder that cannot be made, foreign or corrupt log) that must exit with the usage code and
+// one message.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -43,6 +44,10 @@ INSTANTIATE_TEST_SUITE_P(
                   "--cutoff 0.5 is neither 0 (off) nor a factor of at least 1"},
         BadSearch{
             "UnknownAlgorithm", {"--kernel", "axpy", "--algorithm", "mcts"}, "unknown algorithm"},
+        BadSearch{
+            "RunFolderCannotBeMade",
+            {"--kernel", "axpy", "--size", "64", "--device", "cpu", "--out", "/proc/sculpt_run"},
+            "cannot create the run folder /proc/sculpt_run: "},
         BadSearch{"MissingLogOnResume",
                   {"--kernel", "axpy", "--out", "/nonexistent_sculpt_dir/x", "--resume", "--device",
                    "cpu"},
