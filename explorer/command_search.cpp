@@ -248,11 +248,16 @@ Command add_search_command(CLI::App& sculpt) {
   app->add_option("--kernel", o->kernel, "Kernel of the zoo (see `sculpt kernels`)")->required();
   app->add_option("--size", o->size, "Problem size, e.g. 1024x1024x1024 (default sizes)");
   app->add_option("--device", o->device, "auto (the GPU when one answers), cpu or cuda")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  app->add_option("--algorithm", o->algorithm, "Search algorithm: random");
-  app->add_option("--evals", o->evals, "Candidates to evaluate (in total, when resuming)");
-  app->add_option("--budget", o->budget, "Wall-clock budget: 90s, 10m, 1h");
-  app->add_option("--seed", o->seed, "Seed of the search and of the input data");
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  app->add_option("--algorithm", o->algorithm, "Search algorithm: random")->capture_default_str();
+  app->add_option("--evals", o->evals, "Candidates to evaluate (in total, when resuming)")
+      ->capture_default_str();
+  app->add_option("--budget", o->budget,
+                  "Wall-clock budget: 90s, 10m, 1h (a Ctrl-C also stops the search; --resume "
+                  "continues it)");
+  app->add_option("--seed", o->seed, "Seed of the search and of the input data")
+      ->capture_default_str();
   app->add_option("--cutoff", o->cutoff,
                   "Stop timing a candidate once its runs average over this many times the best "
                   "time so far, and kill a run that lasts 10 times that (0: time each fully)")
