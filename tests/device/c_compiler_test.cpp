@@ -1,10 +1,8 @@
 #include "device/c_compiler.h"
 
 #include <gtest/gtest.h>
-#include <sys/resource.h>
 
 #include <chrono>
-#include <csignal>
 #include <cstring>
 #include <fstream>
 #include <future>
@@ -12,6 +10,7 @@
 #include <vector>
 
 #include "device/evaluator.h"
+#include "tests/support/full_disk.h"
 
 namespace sculpt::device {
 namespace {
@@ -91,20 +90,13 @@ TEST_F(CCompilerTest, ACacheOverItsLimitLosesItsLeastRecentlyUsedEntries) {
 
 TEST_F(CCompilerTest, ACacheThatCannotBeWrittenIsADeviceError) {
   CCompiler compiler(fake_compiler("0"), {}, dir_ / "cache", 60s);
-  // A full disk, as a file size limit: writes past it fail with EFBIG instead of SIGXFSZ.
-  const sighandler_t before = std::signal(SIGXFSZ, SIG_IGN);
-  rlimit limit{};
-  getrlimit(RLIMIT_FSIZE, &limit);
-  const rlimit full{8, limit.rlim_max};
-  setrlimit(RLIMIT_FSIZE, &full);
   std::string error;
   try {
+    const test::FullDisk full(8);
     compiler.compile("int answer(void) { return 42; }\n");
   } catch (const DeviceError& failure) {
     error = failure.what();
   }
-  setrlimit(RLIMIT_FSIZE, &limit);
-  std::signal(SIGXFSZ, before);
   EXPECT_NE(error.find("cannot write"), std::string::npos) << error;
   EXPECT_NE(error.find(std::strerror(EFBIG)), std::string::npos) << error;
   // The partial source is not left behind.

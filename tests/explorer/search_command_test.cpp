@@ -2,7 +2,6 @@
 // resuming a search (after a crash, or after a Ctrl-C), the best code saved.
 #include <gtest/gtest.h>
 
-#include <sys/resource.h>
 #include <unistd.h>
 #include <filesystem>
 
@@ -17,6 +16,7 @@
 
 #include "explorer/event_log.h"
 #include "tests/explorer/run_sculpt.h"
+#include "tests/support/full_disk.h"
 
 namespace sculpt::explorer {
 namespace {
@@ -101,21 +101,13 @@ TEST(EventLog, ALineThatCannotBeWrittenIsAnErrorThatSaysWhy) {
   LogEvaluation e;
   e.check = "ok";
   e.time_ns = 1e6;
-  // A full disk, as a file size limit: writes past it fail with EFBIG instead of SIGXFSZ.
-  const sighandler_t before = std::signal(SIGXFSZ, SIG_IGN);
-  rlimit limit{};
-  getrlimit(RLIMIT_FSIZE, &limit);
-  const rlimit full{static_cast<rlim_t>(std::filesystem::file_size(dir / "log.jsonl")),
-                    limit.rlim_max};
-  setrlimit(RLIMIT_FSIZE, &full);
   std::string error;
   try {
+    const test::FullDisk full(std::filesystem::file_size(dir / "log.jsonl"));
     log.write(e);
   } catch (const std::runtime_error& failure) {
     error = failure.what();
   }
-  setrlimit(RLIMIT_FSIZE, &limit);
-  std::signal(SIGXFSZ, before);
   EXPECT_EQ(error, "cannot write " + (dir / "log.jsonl").string() + ": " + std::strerror(EFBIG));
   std::filesystem::remove_all(dir);
 }
