@@ -12,7 +12,16 @@ namespace sculpt::backbone {
 Buffer::Buffer(ElemType type, int64_t num_elements)
     : type_(type),
       size_(num_elements),
-      data_(static_cast<size_t>(num_elements * elem_type_bytes(type))) {}
+      owned_(static_cast<size_t>(num_elements * elem_type_bytes(type))) {}
+
+Buffer Buffer::view(ElemType type, int64_t num_elements, std::byte* elements) {
+  SCULPT_CHECK(elements != nullptr || num_elements == 0) << "a view of nothing";
+  Buffer buffer;
+  buffer.type_ = type;
+  buffer.size_ = num_elements;
+  buffer.viewed_ = elements;
+  return buffer;
+}
 
 double Buffer::get(int64_t i) const {
   SCULPT_CHECK(i >= 0 && i < size_) << "index " << i << " outside a buffer of " << size_;
@@ -63,14 +72,14 @@ template <typename T>
 T* Buffer::as() {
   SCULPT_CHECK(type_of<T>() == type_)
       << "buffer of " << elem_type_name(type_) << " viewed as " << elem_type_name(type_of<T>());
-  return reinterpret_cast<T*>(data_.data());
+  return reinterpret_cast<T*>(bytes());
 }
 
 template <typename T>
 const T* Buffer::as() const {
   SCULPT_CHECK(type_of<T>() == type_)
       << "buffer of " << elem_type_name(type_) << " viewed as " << elem_type_name(type_of<T>());
-  return reinterpret_cast<const T*>(data_.data());
+  return reinterpret_cast<const T*>(bytes());
 }
 
 template float* Buffer::as<float>();

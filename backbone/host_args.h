@@ -14,17 +14,22 @@
 namespace sculpt::backbone {
 
 /// A typed host array. Elements are stored in their own type (f32, f64 or i32), so `bytes()` is
-/// what a device copy takes.
+/// what a device copy takes. A buffer owns its elements, or views elements someone else owns
+/// (so that a reference can compute in a device's own arrays without copying them).
 class Buffer {
  public:
   Buffer() = default;
+  /// Owns `num_elements` zeroed elements.
   Buffer(ElemType type, int64_t num_elements);
+  /// Views the `num_elements` elements at `elements`, which must outlive the buffer and its
+  /// copies (copies view the same elements).
+  static Buffer view(ElemType type, int64_t num_elements, std::byte* elements);
 
   ElemType type() const { return type_; }
   int64_t size() const { return size_; }
-  std::byte* bytes() { return data_.data(); }
-  const std::byte* bytes() const { return data_.data(); }
-  int64_t num_bytes() const { return static_cast<int64_t>(data_.size()); }
+  std::byte* bytes() { return viewed_ != nullptr ? viewed_ : owned_.data(); }
+  const std::byte* bytes() const { return viewed_ != nullptr ? viewed_ : owned_.data(); }
+  int64_t num_bytes() const { return size_ * elem_type_bytes(type_); }
 
   /// Element access converted through double (exact for f32, f64 and i32).
   double get(int64_t i) const;
@@ -39,7 +44,8 @@ class Buffer {
  private:
   ElemType type_ = ElemType::kF32;
   int64_t size_ = 0;
-  std::vector<std::byte> data_;
+  std::vector<std::byte> owned_;
+  std::byte* viewed_ = nullptr;
 };
 
 struct HostArgs {

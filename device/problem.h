@@ -112,7 +112,8 @@ class Arguments {
   std::vector<void*> values_;
 };
 
-/// Computes the expected values of the output and inout arrays from the inputs, in place.
+/// Computes the expected values of the output and inout arrays from the inputs, in place. It
+/// must not write the input arrays, which it reads where the device keeps them.
 using Reference = std::function<void(const Arguments&)>;
 
 struct Problem {

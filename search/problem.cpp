@@ -1,6 +1,5 @@
 #include "search/problem.h"
 
-#include <cstring>
 #include <span>
 #include <random>
 
@@ -44,6 +43,18 @@ std::span<std::byte> array_bytes(const device::Arguments& args, std::size_t i,
       return std::as_writable_bytes(args.array<std::int32_t>(i));
   }
   return {};
+}
+
+backbone::ElemType elem_type(device::ElementType type) {
+  switch (type) {
+    case device::ElementType::f32:
+      return backbone::ElemType::kF32;
+    case device::ElementType::f64:
+      return backbone::ElemType::kF64;
+    case device::ElementType::i32:
+      return backbone::ElemType::kI32;
+  }
+  return backbone::ElemType::kF32;
 }
 
 }  // namespace
@@ -96,7 +107,7 @@ std::shared_ptr<const device::Problem> make_problem(const backbone::KernelInfo& 
     }
   }
   problem->tolerance = {element_type(output_type), reduction_length(kernel)};
-  // The zoo's references read and write host buffers by name: copy through them.
+  // The zoo's references read and write host buffers by name: views of the device's arrays.
   problem->reference = [&info, sizes, params = problem->params](const device::Arguments& args) {
     backbone::HostArgs host;
     for (std::size_t i = 0; i < params.size(); ++i) {
@@ -105,20 +116,10 @@ std::shared_ptr<const device::Problem> make_problem(const backbone::KernelInfo& 
         continue;
       }
       const auto& array = std::get<device::ArrayParam>(params[i]);
-      const auto type = array.type == device::ElementType::f64   ? backbone::ElemType::kF64
-                        : array.type == device::ElementType::i32 ? backbone::ElemType::kI32
-                                                                 : backbone::ElemType::kF32;
-      backbone::Buffer buffer(type, array.count);
-      std::memcpy(buffer.bytes(), array_bytes(args, i, array.type).data(), buffer.num_bytes());
-      host.arrays[array.name] = std::move(buffer);
+      host.arrays[array.name] = backbone::Buffer::view(elem_type(array.type), array.count,
+                                                       array_bytes(args, i, array.type).data());
     }
     info.reference(sizes, host);
-    for (std::size_t i = 0; i < params.size(); ++i) {
-      const auto* array = std::get_if<device::ArrayParam>(&params[i]);
-      if (array == nullptr || array->role == device::Role::input) continue;
-      const backbone::Buffer& buffer = host.arrays.at(array->name);
-      std::memcpy(array_bytes(args, i, array->type).data(), buffer.bytes(), buffer.num_bytes());
-    }
   };
   return problem;
 }

@@ -189,6 +189,32 @@ TEST(Zoo, FamiliesShapes) {
   EXPECT_EQ(tbmm.logical_dim(tbmm.loop(tbmm.instructions()[3]->loops[3]).logical).name, "m");
 }
 
+// A reference computes in arrays it views, as devices have it do in their own arrays: the
+// results land there, and copies of a view share its elements.
+TEST(ZooReference, ComputesInViewedArrays) {
+  const KernelInfo& info = zoo_kernel("axpy");
+  Sizes sizes;
+  sizes.set("n", 2);
+  std::vector<float> x = {1, -3}, y = {0.5, 1}, z = {0, 0};
+  auto bytes = [](std::vector<float>& v) { return reinterpret_cast<std::byte*>(v.data()); };
+  HostArgs args;
+  args.scalars["alpha"] = 2;
+  args.arrays["x"] = Buffer::view(ElemType::kF32, 2, bytes(x));
+  args.arrays["y"] = Buffer::view(ElemType::kF32, 2, bytes(y));
+  args.arrays["z"] = Buffer::view(ElemType::kF32, 2, bytes(z));
+  EXPECT_EQ(args.array("z").num_bytes(), 8);
+  info.reference(sizes, args);
+  EXPECT_EQ(z, (std::vector<float>{2.5, -5}));
+  Buffer copy = args.array("z");
+  copy.set(0, 7);
+  EXPECT_EQ(z[0], 7);
+  // An owned buffer's copy owns its own elements.
+  Buffer owned(ElemType::kF32, 2);
+  Buffer owned_copy = owned;
+  owned_copy.set(0, 7);
+  EXPECT_EQ(owned.get(0), 0);
+}
+
 // Hand values: references on inputs small enough to compute by hand.
 TEST(ZooReference, MatmulByHand) {
   const KernelInfo& info = zoo_kernel("matmul");

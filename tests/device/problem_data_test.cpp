@@ -92,6 +92,30 @@ TEST(ProblemData, PoisonsOutputs) {
       << *mismatch;
 }
 
+// Inputs can take gigabytes: the reference reads them where the data keeps them, and only the
+// results it writes are copies.
+TEST(ProblemData, ReferenceReadsTheInputsInPlace) {
+  Problem problem = axpy_problem(8, 3);
+  const void* seen_x = nullptr;
+  const void* seen_y = nullptr;
+  Reference axpy = problem.reference;
+  problem.reference = [&](const Arguments& args) {
+    seen_x = args.array<float>(1).data();
+    seen_y = args.array<float>(2).data();
+    axpy(args);
+  };
+  ProblemData data(problem);
+  EXPECT_EQ(seen_x, data.initial(1).data());
+  EXPECT_NE(seen_y, data.initial(2).data());
+  // The inout array's initial values are left as they were for the candidates.
+  auto y = floats(data.initial(2));
+  auto x = floats(data.initial(1));
+  std::vector<float> expected(8);
+  for (std::size_t i = 0; i < 8; ++i) expected[i] = 2.0f * x[i] + y[i];
+  EXPECT_FALSE(data.compare(2, expected.data()));
+  EXPECT_TRUE(data.compare(2, y.data()));
+}
+
 TEST(ProblemData, ComparesWithinTheTolerance) {
   Problem problem = axpy_problem(100, 3);
   problem.tolerance = Tolerance{.type = ElementType::f32, .reduction_length = 1};
