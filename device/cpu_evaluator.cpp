@@ -48,6 +48,8 @@ Evaluation CpuEvaluator::measure(const KernelCode& code,
                                  const std::filesystem::path& object,
                                  std::optional<std::chrono::nanoseconds> cutoff) {
   Workspace& space = workspaces_.get(problem, [&] {
+    // The data, and the run server's working arrays and results of the same size.
+    require_host_memory(*problem, 2, "cpu device");
     Workspace created;
     created.problem = problem;
     created.data = std::make_unique<ProblemData>(*problem);

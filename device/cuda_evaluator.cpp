@@ -73,6 +73,8 @@ Evaluation CudaEvaluator::measure(const KernelCode& code,
                                   const CudaImage& image,
                                   std::optional<std::chrono::nanoseconds> cutoff) {
   Workspace& space = workspaces_.get(problem, [&] {
+    // The data, and the worker's host copy of the initial values it restores before each run.
+    require_host_memory(*problem, 2, "cuda device");
     Workspace created{.problem = problem, .data = std::make_unique<ProblemData>(*problem)};
     std::lock_guard lock(mutex_);
     created.id = static_cast<std::uint64_t>(++problems_);

@@ -1,10 +1,14 @@
 #include "device/problem_data.h"
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include <cmath>
 #include <cstring>
 #include <limits>
+
+#include "device/evaluator.h"
 
 namespace sculpt::device {
 namespace {
@@ -100,6 +104,35 @@ double relative_tolerance(const Tolerance& tolerance) {
   }
   SCULPT_CHECK(false) << "unknown element type";
   return 0;
+}
+
+std::uint64_t data_bytes(const Problem& problem) {
+  constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t total = 0;
+  for (const Param& param : problem.params) {
+    const auto* array = std::get_if<ArrayParam>(&param);
+    if (array == nullptr || array->count <= 0) continue;
+    const auto count = static_cast<std::uint64_t>(array->count);
+    const std::uint64_t copies = array->role == Role::input ? 1 : 2;
+    const std::uint64_t per_copy = size_of(array->type) * copies;
+    if (count > (kMax - total) / per_copy) return kMax;
+    total += count * per_copy;
+  }
+  return total;
+}
+
+void require_host_memory(const Problem& problem, int copies, std::string_view device) {
+  const auto pages = sysconf(_SC_PHYS_PAGES);
+  const auto page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return;  // unknown: let the allocation decide
+  const auto available = static_cast<long double>(pages) * static_cast<long double>(page);
+  const auto needed = static_cast<long double>(data_bytes(problem)) * copies;
+  if (needed <= available) return;
+  throw DeviceError(fmt::format(
+      "{}: problem '{}' needs {:.3g} GB of host memory ({} copies of its arrays and expected "
+      "results), more than the {:.3g} GB of this machine",
+      device, problem.name, static_cast<double>(needed / 1e9), copies,
+      static_cast<double>(available / 1e9)));
 }
 
 ProblemData::ProblemData(const Problem& problem) : problem_(problem) {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "device/problem.h"
@@ -16,6 +17,15 @@ namespace sculpt::device {
 /// a sum of K random terms grow like eps * sqrt(K) whatever the summation order; the factor 8
 /// leaves room for the order chosen by the candidate and for fused multiply-adds.
 double relative_tolerance(const Tolerance& tolerance);
+
+/// Bytes a ProblemData of `problem` keeps: the initial values of its arrays and the expected
+/// values of its results. Saturates at the largest value instead of overflowing.
+std::uint64_t data_bytes(const Problem& problem);
+
+/// Throws a DeviceError, worded for `device` ("cpu device"), when `copies` times data_bytes
+/// exceed this machine's memory: a problem that cannot fit stops with its size instead of an
+/// allocation failure or the kernel's out-of-memory killer.
+void require_host_memory(const Problem& problem, int copies, std::string_view device);
 
 class ProblemData {
  public:

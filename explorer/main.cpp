@@ -1,5 +1,6 @@
 // The `sculpt` command line: parses the options, sets up logging and runs one subcommand.
 #include <cstdio>
+#include <new>
 
 #include "explorer/command.h"
 #include "support/logging.h"
@@ -28,7 +29,14 @@ int main(int argc, char** argv) {
   }
   sculpt::support::init_logging(verbosity);
   for (const Command& command : commands) {
-    if (command.app->parsed()) return command.run();
+    if (!command.app->parsed()) continue;
+    try {
+      return command.run();
+    } catch (const std::bad_alloc&) {
+      // Devices check their problem against the machine's memory; this catches the rest.
+      std::fprintf(stderr, "sculpt %s: out of memory\n", command.app->get_name().c_str());
+      return kExitUsage;
+    }
   }
   std::fputs(app.help().c_str(), stdout);
   return kExitOk;

@@ -116,6 +116,25 @@ TEST(ProblemData, ReferenceReadsTheInputsInPlace) {
   EXPECT_TRUE(data.compare(2, y.data()));
 }
 
+TEST(ProblemData, CountsItsBytesAndRefusesProblemsLargerThanMemory) {
+  // x once, y twice (initial and expected values), the scalar not at all.
+  EXPECT_EQ(data_bytes(axpy_problem(1000, 1)), 1000u * 4 * 3);
+  Problem huge = axpy_problem(std::int64_t{1} << 62, 1);
+  EXPECT_EQ(data_bytes(huge), std::numeric_limits<std::uint64_t>::max());
+  EXPECT_NO_THROW(require_host_memory(axpy_problem(1000, 1), 2, "cpu device"));
+  try {
+    require_host_memory(huge, 2, "cpu device");
+    ADD_FAILURE() << "no error";
+  } catch (const DeviceError& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("cpu device: problem 'axpy' needs 3.69e+10 GB of "
+                        "host memory (2 copies of its arrays and expected "
+                        "results), more than the "),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(ProblemData, ComparesWithinTheTolerance) {
   Problem problem = axpy_problem(100, 3);
   problem.tolerance = Tolerance{.type = ElementType::f32, .reduction_length = 1};

@@ -1,6 +1,6 @@
 // `sculpt search`: the user errors (unknown kernel, malformed size or budget, a cutoff under 1,
-// a run folder that cannot be made, foreign or corrupt log) that must exit with the usage code and
-// one message.
+// a run folder that cannot be made, foreign or corrupt log, a problem larger than memory) that must
+// exit with the usage code and one message.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -75,6 +75,23 @@ TEST(SearchCommandErrors, ForeignAndCorruptLogsAreRefused) {
                                       "cpu", "--evals", "2", "--out", dir.string(), "--resume"});
   EXPECT_EQ(corrupt.code, kExitUsage);
   EXPECT_NE(corrupt.err.find("log.jsonl:1:"), std::string::npos) << corrupt.err;
+  std::filesystem::remove_all(dir);
+}
+
+// Sizes whose arrays cannot fit in memory stop with the size the problem needs, not with an
+// allocation failure (this one would need 3e8 GB).
+TEST(SearchCommandErrors, ProblemLargerThanMemory) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("sculpt_search_huge_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  const Outcome outcome =
+      run_sculpt({"search", "--kernel", "matmul", "--size", "99999999x99999999x99999999",
+                  "--device", "cpu", "--evals", "1", "--out", dir.string()});
+  EXPECT_EQ(outcome.code, kExitUsage);
+  EXPECT_NE(outcome.err.find("cpu device: problem 'matmul' needs 3.2e+08 GB of host memory"),
+            std::string::npos)
+      << outcome.err;
+  EXPECT_EQ(std::count(outcome.err.begin(), outcome.err.end(), '\n'), 1) << outcome.err;
   std::filesystem::remove_all(dir);
 }
 
