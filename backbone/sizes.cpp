@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cstdint>
 
+#include <fmt/format.h>
+
 #include "support/check.h"
 
 namespace sculpt::backbone {
@@ -94,6 +96,18 @@ SizeParse parse_sizes(std::string_view text, std::span<const SizeSpec> specs) {
       return result;
     }
     result.sizes.set(specs[i].name, value);
+  }
+  // Every array a kernel indexes spans a product of some of its sizes (times a stride of at most
+  // 32 in the zoo): under this bound, element counts, byte counts and index arithmetic stay far
+  // from 64-bit overflow.
+  long double points = 1;
+  for (const auto& entry : result.sizes.entries()) points *= static_cast<long double>(entry.second);
+  if (points > static_cast<long double>(kMaxIterationPoints)) {
+    result.error = fmt::format(
+        "size '{}' spans {:.4g} points (the product of its fields); 64-bit index arithmetic "
+        "leaves room for 2^52 ({:.4g}) at most",
+        text, static_cast<double>(points), static_cast<double>(kMaxIterationPoints));
+    result.sizes = Sizes();
   }
   return result;
 }

@@ -44,8 +44,11 @@ struct SizeParse {
   bool ok() const { return error.empty(); }
 };
 
-/// Parses "AxBxC" (one positive integer per size of `specs`, in order). An empty string gives
-/// the defaults.
+/// The largest product of a problem's sizes that parse_sizes accepts: 2^52.
+inline constexpr int64_t kMaxIterationPoints = int64_t{1} << 52;
+
+/// Parses "AxBxC" (one positive integer per size of `specs`, in order, whose product is at most
+/// kMaxIterationPoints). An empty string gives the defaults.
 SizeParse parse_sizes(std::string_view text, std::span<const SizeSpec> specs);
 
 /// "1024x1024x1024" for the given sizes, in order.

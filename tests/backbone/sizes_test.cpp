@@ -44,5 +44,17 @@ TEST(Sizes, MalformedFieldsAreErrors) {
   EXPECT_EQ(parse.error.substr(0, 45), "size '256x12ax32': field 2 (n) is '12a', not ");
 }
 
+// Each field fits in 32 bits, but their product must stay where 64-bit index arithmetic is safe.
+TEST(Sizes, ProductPast2To52IsAnError) {
+  EXPECT_TRUE(parse_sizes("65536x65536x1048576", kMatmul).ok());  // exactly 2^52
+  EXPECT_FALSE(parse_sizes("65536x65536x1048577", kMatmul).ok());
+  const SizeParse parse = parse_sizes("65536x65536x2000000", kMatmul);
+  EXPECT_FALSE(parse.ok());
+  EXPECT_EQ(parse.error,
+            "size '65536x65536x2000000' spans 8.59e+15 points (the product of its fields); 64-bit "
+            "index arithmetic leaves room for 2^52 (4.504e+15) at most");
+  EXPECT_TRUE(parse.sizes.entries().empty());
+}
+
 }  // namespace
 }  // namespace sculpt::backbone
