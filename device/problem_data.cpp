@@ -129,8 +129,8 @@ void require_host_memory(const Problem& problem, int copies, std::string_view de
   const auto needed = static_cast<long double>(data_bytes(problem)) * copies;
   if (needed <= available) return;
   throw DeviceError(fmt::format(
-      "{}: problem '{}' needs {:.3g} GB of host memory ({} copies of its arrays and expected "
-      "results), more than the {:.3g} GB of this machine",
+      "{}: problem '{}' needs {:.4g} GB of host memory ({} copies of its arrays and expected "
+      "results), more than the {:.4g} GB of this machine",
       device, problem.name, static_cast<double>(needed / 1e9), copies,
       static_cast<double>(available / 1e9)));
 }

@@ -127,7 +127,7 @@ TEST(ProblemData, CountsItsBytesAndRefusesProblemsLargerThanMemory) {
     ADD_FAILURE() << "no error";
   } catch (const DeviceError& error) {
     EXPECT_NE(std::string(error.what())
-                  .find("cpu device: problem 'axpy' needs 3.69e+10 GB of "
+                  .find("cpu device: problem 'axpy' needs 3.689e+10 GB of "
                         "host memory (2 copies of its arrays and expected "
                         "results), more than the "),
               std::string::npos)

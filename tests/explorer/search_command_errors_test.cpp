@@ -79,16 +79,16 @@ TEST(SearchCommandErrors, ForeignAndCorruptLogsAreRefused) {
 }
 
 // Sizes whose arrays cannot fit in memory stop with the size the problem needs, not with an
-// allocation failure (this one would need 3e8 GB).
+// allocation failure (this one would need 7.6 TB: A's elements are 32 apart).
 TEST(SearchCommandErrors, ProblemLargerThanMemory) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("sculpt_search_huge_" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   const Outcome outcome =
-      run_sculpt({"search", "--kernel", "matmul", "--size", "99999999x99999999x99999999",
+      run_sculpt({"search", "--kernel", "strided_matmul", "--size", "165000x165000x165000",
                   "--device", "cpu", "--evals", "1", "--out", dir.string()});
   EXPECT_EQ(outcome.code, kExitUsage);
-  EXPECT_NE(outcome.err.find("cpu device: problem 'matmul' needs 3.2e+08 GB of host memory"),
+  EXPECT_NE(outcome.err.find("cpu device: problem 'strided_matmul' needs 7623 GB of host memory"),
             std::string::npos)
       << outcome.err;
   EXPECT_EQ(std::count(outcome.err.begin(), outcome.err.end(), '\n'), 1) << outcome.err;
