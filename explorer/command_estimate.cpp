@@ -47,7 +47,9 @@ std::string format_count(double count) {
   return text.substr(0, e) + "e" + std::to_string(std::stoi(text.substr(e + 1)));
 }
 
+/// The mean and its interval; one sample shows no spread, so it gets no interval.
 std::string format_interval(const search::MeanEstimate& estimate) {
+  if (estimate.samples < 2) return format_count(estimate.mean) + "  (no interval)";
   return fmt::format("{}  [{}, {}] 95%", format_count(estimate.mean), format_count(estimate.low),
                      format_count(estimate.high));
 }
@@ -91,9 +93,13 @@ int run_estimate(const EstimateOptions& options) {
       return kExitUsage;
     }
   }
-  if (options.jobs < 0) {
-    fmt::print(stderr, "sculpt estimate: --jobs is {}, not 0 (every hardware thread) or more\n",
-               options.jobs);
+  // TBB's arenas fail past 65536 threads; no machine needs near that many.
+  constexpr std::int64_t kMaxJobs = 1024;
+  if (options.jobs < 0 || options.jobs > kMaxJobs) {
+    fmt::print(stderr,
+               "sculpt estimate: --jobs is {}, not 0 (every hardware thread) or a count up to "
+               "{}\n",
+               options.jobs, kMaxJobs);
     return kExitUsage;
   }
   const backbone::ZooLookup lookup = backbone::lookup_kernel(options.kernel, options.size);
@@ -116,19 +122,21 @@ int run_estimate(const EstimateOptions& options) {
         });
     const search::Proportion& dead = estimate.dead_ends;
     fmt::print(
-        "knuth  {}, {} samples, dead ends {:.1f}% [{:.1f}%, {:.1f}%], mean depth {:.1f}, "
+        "knuth  {}, {} sample{}, dead ends {:.1f}% [{:.1f}%, {:.1f}%], mean depth {:.1f}, "
         "{:.1f} s, {:.1f} samples/s\n",
-        format_interval(estimate.leaves), samples, 100 * dead.rate, 100 * dead.low, 100 * dead.high,
-        estimate.mean_depth, seconds, static_cast<double>(samples) / seconds);
+        format_interval(estimate.leaves), samples, samples == 1 ? "" : "s", 100 * dead.rate,
+        100 * dead.low, 100 * dead.high, estimate.mean_depth, seconds,
+        static_cast<double>(samples) / seconds);
   }
   if (chen) {
     const auto [estimate, seconds] =
         timed(options, probes, "chen probes", [&](const search::Sampling& sampling) {
           return search::chen_estimate(*root, probes, sampling);
         });
-    fmt::print("chen   {}, {} probes, {:.1f} nodes expanded per probe, {:.1f} s, {:.2f} probes/s\n",
-               format_interval(estimate.leaves), probes, estimate.mean_expanded, seconds,
-               static_cast<double>(probes) / seconds);
+    fmt::print(
+        "chen   {}, {} probe{}, {:.1f} nodes expanded per probe, {:.1f} s, {:.2f} probes/s\n",
+        format_interval(estimate.leaves), probes, probes == 1 ? "" : "s", estimate.mean_expanded,
+        seconds, static_cast<double>(probes) / seconds);
   }
   return kExitOk;
 }
