@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <system_error>
 
 #include "device/evaluator.h"
@@ -123,14 +124,23 @@ CCompiler::CCompiler(std::string compiler, std::vector<std::string> flags,
       timeout_(timeout) {
   if (compiler_.empty()) {
     const char* from_environment = std::getenv("SCULPT_CC");
-    compiler_ = from_environment != nullptr && *from_environment != 0 ? from_environment : "cc";
+    compiler_ = from_environment != nullptr ? from_environment : "";
   }
+  // Words, as make's CC: "ccache gcc" and "gcc -fno-tree-vectorize" are commands too.
+  std::istringstream words(compiler_);
+  for (std::string word; words >> word;) command_.push_back(std::move(word));
+  if (command_.empty()) compiler_ = "cc", command_ = {"cc"};
   if (cache_dir_.empty()) cache_dir_ = default_cache_dir();
-  auto probe = run_command({compiler_, "--version"});
+  std::vector<std::string> version = command_;
+  version.push_back("--version");
+  auto probe = run_command(version);
   if (!probe || !probe->finished || probe->exit_code != 0) {
+    // Its first line says why; the rest is often a banner.
     throw DeviceError(fmt::format(
         "cpu device: the C compiler '{}' does not run (set SCULPT_CC to a working one){}",
-        compiler_, probe ? ": " + probe->output : ""));
+        compiler_,
+        probe && !probe->output.empty() ? ": " + probe->output.substr(0, probe->output.find('\n'))
+                                        : ""));
   }
   version_ = probe->output.substr(0, probe->output.find('\n'));
   processor_ = processor_model();
@@ -280,7 +290,7 @@ CCompiler::Result CCompiler::compile(const std::string& source) {
   }
   Result result;
   auto temporary = cache_dir_ / (hash.hex() + "." + unique + ".so.tmp");
-  std::vector<std::string> args = {compiler_};
+  std::vector<std::string> args = command_;
   args.insert(args.end(), flags_.begin(), flags_.end());
   args.insert(args.end(), {"-x", "c", "-o", temporary.string(), source_path.string()});
   auto command = run_command(args);

@@ -36,7 +36,8 @@ class CCompiler {
   /// Past this, the cache folder is trimmed when a compiler is made.
   static constexpr std::uintmax_t kDefaultCacheLimit = std::uintmax_t{2} << 30;  // 2 GiB
 
-  /// `compiler`: the command to run (empty: $SCULPT_CC, else "cc"). `cache_dir` empty:
+  /// `compiler`: the command to run, split into words at spaces (empty: $SCULPT_CC, else "cc";
+  /// "ccache gcc" and "gcc -fno-tree-vectorize" are commands). `cache_dir` empty:
   /// default_cache_dir(). Runs `compiler --version` once, and throws DeviceError when the
   /// compiler does not run or the cache folder cannot be created. A cache folder over
   /// `cache_limit` bytes loses its least recently used entries (a hit is a use) down to three
@@ -75,6 +76,7 @@ class CCompiler {
   std::chrono::steady_clock::duration paused_time(const std::unique_lock<std::mutex>& held) const;
 
   std::string compiler_;
+  std::vector<std::string> command_;  ///< compiler_'s words
   std::vector<std::string> flags_;
   std::filesystem::path cache_dir_;
   std::chrono::milliseconds timeout_;

@@ -135,8 +135,33 @@ TEST_F(CCompilerTest, TimePausedDoesNotCountAgainstTheTimeout) {
   EXPECT_GE(std::chrono::steady_clock::now() - start, 1600ms);
 }
 
+// As make's CC, the command may carry words of its own; they are part of the cache key.
+TEST_F(CCompilerTest, CompilerCommandsMayHaveSeveralWords) {
+  const std::string source = "int answer(void) { return ANSWER; }\n";
+  CCompiler with_flag("cc -DANSWER=42", {"-fPIC", "-shared"}, dir_ / "cache", 60s);
+  auto result = with_flag.compile(source);
+  ASSERT_TRUE(result.object) << result.log;
+  CCompiler other_flag("  cc   -DANSWER=43 ", {"-fPIC", "-shared"}, dir_ / "cache", 60s);
+  auto other = other_flag.compile(source);
+  ASSERT_TRUE(other.object) << other.log;
+  EXPECT_FALSE(other.cache_hit);
+  EXPECT_NE(*other.object, *result.object);
+  // Without the definition the source does not compile, so the words reached the compiler.
+  CCompiler plain("cc", {"-fPIC", "-shared"}, dir_ / "cache", 60s);
+  EXPECT_FALSE(plain.compile(source).object);
+}
+
 TEST_F(CCompilerTest, CompilerThatDoesNotRunIsADeviceError) {
   EXPECT_THROW(CCompiler("/nonexistent/cc", {}, dir_, 1s), DeviceError);
+  // A compiler that fails says why in one line (false prints a banner on --version and fails).
+  try {
+    CCompiler("false", {}, dir_, 10s);
+    ADD_FAILURE() << "false ran as a compiler";
+  } catch (const DeviceError& error) {
+    const std::string message = error.what();
+    EXPECT_EQ(message.rfind("cpu device: the C compiler 'false' does not run", 0), 0u) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
   auto not_a_folder = dir_ / "file";
   std::ofstream(not_a_folder) << "x";
   EXPECT_THROW(CCompiler("", {}, not_a_folder / "cache", 10s), DeviceError);
