@@ -312,6 +312,15 @@ CCompiler::Result CCompiler::compile(const std::string& source) {
   std::filesystem::remove(temporary, error);
   --running_;
   if (!result.object) ++errors_;
+  // A full disk fails every later candidate too: the device's failure, not this candidate's.
+  if (const auto full = result.log.find("No space left on device"); full != std::string::npos) {
+    const auto newline = result.log.rfind('\n', full);
+    const auto start = newline == std::string::npos ? 0 : newline + 1;
+    const auto end = result.log.find('\n', full);
+    const auto line =
+        result.log.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    throw DeviceError(fmt::format("cpu device: the C compiler ran out of disk space: {}", line));
+  }
   return result;
 }
 

@@ -46,8 +46,8 @@ class CCompiler {
             std::chrono::milliseconds timeout, std::uintmax_t cache_limit = kDefaultCacheLimit);
 
   /// Compiles `source` into a shared object, or finds it in the cache. Thread-safe; several
-  /// calls compile concurrently. Throws DeviceError when the source cannot be written to the
-  /// cache (a full disk).
+  /// calls compile concurrently. Throws DeviceError when the disk is full: the source cannot
+  /// be written to the cache, or the compiler says "No space left on device".
   Result compile(const std::string& source);
 
   /// $XDG_CACHE_HOME/sculpt/cpu, else $HOME/.cache/sculpt/cpu, else a folder under /tmp.

@@ -135,6 +135,28 @@ TEST_F(CCompilerTest, TimePausedDoesNotCountAgainstTheTimeout) {
   EXPECT_GE(std::chrono::steady_clock::now() - start, 1600ms);
 }
 
+// The compiler's own writes can meet the full disk too (its object, its temporary files).
+TEST_F(CCompilerTest, ACompilerOutOfDiskSpaceIsADeviceError) {
+  auto path = dir_ / "full-cc";
+  std::ofstream(path) << "#!/bin/sh\n"
+                         "if [ \"$1\" = --version ]; then echo full-cc 1.0; exit 0; fi\n"
+                         "echo 'cc1: warning: something harmless' >&2\n"
+                         "echo 'ld: final link failed: No space left on device' >&2\n"
+                         "echo 'collect2: error: ld returned 1 exit status' >&2\n"
+                         "exit 1\n";
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  CCompiler compiler(path.string(), {}, dir_ / "cache", 10s);
+  try {
+    compiler.compile("int answer(void) { return 42; }\n");
+    ADD_FAILURE() << "a full disk was taken for a compile error";
+  } catch (const DeviceError& error) {
+    EXPECT_STREQ(error.what(),
+                 "cpu device: the C compiler ran out of disk space: ld: final link failed: No "
+                 "space left on device");
+  }
+  EXPECT_EQ(compiler.stats().errors, 1);
+}
+
 // As make's CC, the command may carry words of its own; they are part of the cache key.
 TEST_F(CCompilerTest, CompilerCommandsMayHaveSeveralWords) {
   const std::string source = "int answer(void) { return ANSWER; }\n";
