@@ -82,6 +82,20 @@ std::unique_ptr<device::Evaluator> make_device(const std::string& name, std::str
   }
 }
 
+/// The unit that writes `ns` with one to three digits before the point: ns, us, ms or s.
+std::pair<double, const char*> duration_unit(double ns) {
+  if (ns < 1e3) return {1, "ns"};
+  if (ns < 1e6) return {1e3, "us"};
+  if (ns < 1e9) return {1e6, "ms"};
+  return {1e9, "s"};
+}
+
+/// "434.5 ms", "3.115 us": four significant digits in the unit duration_unit picks.
+std::string format_time(double ns) {
+  const auto [scale, unit] = duration_unit(ns);
+  return fmt::format("{:.4g} {}", ns / scale, unit);
+}
+
 /// " (3 ok, 1 timeout)", or nothing when nothing was evaluated.
 std::string check_counts(const std::map<std::string, std::int64_t>& counts) {
   std::string out;
@@ -192,7 +206,7 @@ int run_search(const SearchCommandOptions& o) {
               best_code = std::move(e.code);
             }
             progress.update(
-                ++done, best ? fmt::format("best {:.4g} us (#{})", *best->time_ns / 1e3, best->id)
+                ++done, best ? fmt::format("best {} (#{})", format_time(*best->time_ns), best->id)
                              : std::string("no valid candidate yet"));
           });
     } catch (const device::DeviceError& e) {
@@ -228,8 +242,9 @@ int run_search(const SearchCommandOptions& o) {
   if (!best) {
     fmt::print("no valid candidate\n");
   } else {
-    fmt::print("best: candidate {}, {:.4g} us (spread {:.2g} us over {} runs){}\n", best->id,
-               *best->time_ns / 1e3, best->spread_ns / 1e3, best->runs,
+    const auto [scale, unit] = duration_unit(*best->time_ns);
+    fmt::print("best: candidate {}, {} (spread {:.2g} {} over {} runs){}\n", best->id,
+               format_time(*best->time_ns), best->spread_ns / scale, unit, best->runs,
                best_code ? fmt::format(", code in {}", (dir / "best.*").string()) : "");
   }
   if (stop.requested()) {

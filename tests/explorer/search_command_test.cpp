@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <thread>
 
 #include "explorer/event_log.h"
@@ -50,6 +51,18 @@ TEST(SearchCommand, LogsEveryEvaluationAndResumes) {
     EXPECT_TRUE(e.time_ns.has_value());
     EXPECT_FALSE(e.actions.empty());
   }
+  // The summary gives the best time in a unit that suits it, its spread in the same unit.
+  std::smatch best;
+  ASSERT_TRUE(std::regex_search(
+      first.out, best,
+      std::regex(
+          R"(best: candidate (\d+), ([0-9.]+) (ns|us|ms|s) \(spread [0-9.e+-]+ \3 over \d+ runs\))")))
+      << first.out;
+  const LogEvaluation& logged = log.evaluations.at(std::stoul(best[1]));
+  const double scale = best[3] == "ns" ? 1 : best[3] == "us" ? 1e3 : best[3] == "ms" ? 1e6 : 1e9;
+  EXPECT_NEAR(std::stod(best[2]) * scale, *logged.time_ns, *logged.time_ns * 1e-3) << first.out;
+  EXPECT_GE(std::stod(best[2]), 1) << first.out;
+  EXPECT_LT(std::stod(best[2]), 1000) << first.out;
 
   // Resuming continues the log up to the new total, with fresh ids.
   const Outcome resumed = run_sculpt({"search", "--kernel", "axpy", "--size", "256", "--device",
