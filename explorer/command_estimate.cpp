@@ -47,11 +47,14 @@ std::string format_count(double count) {
   return text.substr(0, e) + "e" + std::to_string(std::stoi(text.substr(e + 1)));
 }
 
-/// The mean and its interval; one sample shows no spread, so it gets no interval.
+/// The mean and its interval; one sample shows no spread, so it gets no interval. The largest
+/// sample's share of the sum says how far to trust the interval: near 100%, one sample makes the
+/// mean, which more samples can still move by orders of magnitude.
 std::string format_interval(const search::MeanEstimate& estimate) {
   if (estimate.samples < 2) return format_count(estimate.mean) + "  (no interval)";
-  return fmt::format("{}  [{}, {}] 95%", format_count(estimate.mean), format_count(estimate.low),
-                     format_count(estimate.high));
+  return fmt::format("{}  [{}, {}] 95%, largest sample {:.0f}% of the sum",
+                     format_count(estimate.mean), format_count(estimate.low),
+                     format_count(estimate.high), 100 * estimate.largest_share);
 }
 
 /// Runs `estimate` with a progress bar of `count` `what` and returns its result with the

@@ -71,6 +71,8 @@ MeanEstimate mean_estimate(std::span<const double> samples) {
   estimate.standard_error = samples.size() > 1 ? std::sqrt(squares / (n - 1) / n) : 0;
   estimate.low = std::max(0.0, mean - kZ95 * estimate.standard_error);
   estimate.high = mean + kZ95 * estimate.standard_error;
+  if (mean > 0)
+    estimate.largest_share = *std::max_element(samples.begin(), samples.end()) / (mean * n);
   return estimate;
 }
 

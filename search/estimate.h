@@ -18,13 +18,17 @@ namespace sculpt::search {
 /// The mean of independent samples with its standard error and a 95% confidence interval from
 /// the normal approximation (mean ± 1.96 standard errors, the lower end clamped at 0 since the
 /// samples are counts). The samples of both estimators are heavy-tailed, so on small sample
-/// counts the interval is optimistic.
+/// counts the interval is optimistic: `largest_share` tells when.
 struct MeanEstimate {
   std::size_t samples = 0;
   double mean = 0;
   double standard_error = 0;
   double low = 0;
   double high = 0;
+  /// The largest sample's part of the sum of all: about 1/samples when they are alike, near 1
+  /// when one sample makes the mean (then the mean still moves by orders of magnitude with more
+  /// samples, and the interval, which assumes a normal mean, does not cover that).
+  double largest_share = 0;
 };
 MeanEstimate mean_estimate(std::span<const double> samples);
 

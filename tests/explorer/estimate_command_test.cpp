@@ -24,9 +24,11 @@ TEST(EstimateCommand, ReportsBothMethods) {
   ASSERT_EQ(outcome.code, kExitOk) << outcome.err;
   EXPECT_EQ(outcome.out.rfind("axpy 1024 on sm_90: ", 0), 0u) << outcome.out;
   EXPECT_NE(outcome.out.find("\nknuth  "), std::string::npos) << outcome.out;
-  EXPECT_NE(outcome.out.find("] 95%, 2 samples, dead ends "), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.out.find("] 95%, largest sample "), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.out.find("% of the sum, 2 samples, dead ends "), std::string::npos)
+      << outcome.out;
   EXPECT_NE(outcome.out.find("\nchen   "), std::string::npos) << outcome.out;
-  EXPECT_NE(outcome.out.find("] 95%, 2 probes, "), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.out.find("% of the sum, 2 probes, "), std::string::npos) << outcome.out;
   EXPECT_TRUE(outcome.err.empty()) << outcome.err;
 }
 
@@ -34,7 +36,7 @@ TEST(EstimateCommand, ProbesApartFromSamples) {
   const Outcome outcome = run_estimate(
       {"--kernel", "axpy", "--size", "1024", "--samples", "4", "--probes", "1", "--seed", "3"});
   ASSERT_EQ(outcome.code, kExitOk) << outcome.err;
-  EXPECT_NE(outcome.out.find("] 95%, 4 samples, "), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.out.find("% of the sum, 4 samples, "), std::string::npos) << outcome.out;
   // One probe shows no spread: no interval rather than an empty one around the mean.
   EXPECT_NE(outcome.out.find("  (no interval), 1 probe, "), std::string::npos) << outcome.out;
 }
@@ -42,8 +44,8 @@ TEST(EstimateCommand, ProbesApartFromSamples) {
 TEST(EstimateCommand, ChenTakesAtMostTenProbesUnlessAsked) {
   const Outcome outcome = run_estimate({"--kernel", "axpy", "--size", "1024", "--samples", "12"});
   ASSERT_EQ(outcome.code, kExitOk) << outcome.err;
-  EXPECT_NE(outcome.out.find("] 95%, 12 samples, "), std::string::npos) << outcome.out;
-  EXPECT_NE(outcome.out.find("] 95%, 10 probes, "), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.out.find("% of the sum, 12 samples, "), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.out.find("% of the sum, 10 probes, "), std::string::npos) << outcome.out;
 }
 
 TEST(EstimateCommand, SameSeedSameReportOnAnyThreads) {

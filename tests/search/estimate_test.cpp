@@ -78,6 +78,16 @@ TEST(MeanEstimate, StandardErrorAndNormalInterval) {
   EXPECT_EQ(mean_estimate(spread).low, 0) << "counts are never negative";
 }
 
+// How much of the sum the largest sample holds: what says whether the interval means anything.
+TEST(MeanEstimate, LargestShareOfTheSum) {
+  const std::vector<double> alike = {2, 2, 2, 2};
+  EXPECT_DOUBLE_EQ(mean_estimate(alike).largest_share, 0.25);
+  const std::vector<double> one_makes_the_mean = {1, 0, 2, 997};
+  EXPECT_DOUBLE_EQ(mean_estimate(one_makes_the_mean).largest_share, 0.997);
+  const std::vector<double> none = {0, 0};
+  EXPECT_EQ(mean_estimate(none).largest_share, 0);
+}
+
 TEST(Proportion, WilsonIntervalStaysInsideAndIsNotEmptyAtZero) {
   const Proportion none = proportion(0, 100);
   EXPECT_EQ(none.rate, 0);
