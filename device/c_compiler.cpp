@@ -11,13 +11,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <system_error>
 
 #include "device/evaluator.h"
+#include "support/atomic_file.h"
 
 extern char** environ;
 
@@ -42,29 +42,6 @@ class Hash {
  private:
   std::uint64_t state_ = 0xCBF29CE484222325ull;
 };
-
-// Writes through a temporary file and a rename, so that a reader never sees a partial file
-// even when another thread or process writes the same one. Throws DeviceError when it cannot (a
-// full disk): the cache, not the candidate, is at fault, and so would every later one be.
-void write_atomically(const std::filesystem::path& path, const std::string& text,
-                      const std::string& unique) {
-  auto temporary = path;
-  temporary += "." + unique + ".tmp";
-  std::string failure;
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out << text;
-    if (!out.flush()) failure = std::strerror(errno);
-  }
-  std::error_code error;
-  if (failure.empty()) {
-    std::filesystem::rename(temporary, path, error);
-    if (!error) return;
-    failure = error.message();
-  }
-  std::filesystem::remove(temporary, error);
-  throw DeviceError(fmt::format("cpu device: cannot write {}: {}", path.string(), failure));
-}
 
 // The processor's model name: with -march=native, objects built on another model (a cache folder
 // shared between machines) could use instructions this one lacks.
@@ -281,7 +258,12 @@ CCompiler::Result CCompiler::compile(const std::string& source) {
 
   auto unique = fmt::format("{}.{}", getpid(), next_temporary_++);
   auto source_path = cache_dir_ / (hash.hex() + ".c");
-  write_atomically(source_path, source, unique);
+  try {
+    support::write_atomically(source_path, source, unique);
+  } catch (const std::runtime_error& error) {
+    // A full disk: the cache, not the candidate, is at fault, and so would every later one be.
+    throw DeviceError(fmt::format("cpu device: {}", error.what()));
+  }
 
   ++compilations_;
   std::int64_t running = ++running_;

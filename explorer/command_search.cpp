@@ -3,11 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
 
@@ -16,6 +13,7 @@
 #include "codegen/lower.h"
 #include "device/cpu_evaluator.h"
 #include "device/process.h"
+#include "explorer/best_code.h"
 #include "explorer/command.h"
 #include "explorer/event_log.h"
 #include "explorer/stop_on_signal.h"
@@ -166,7 +164,6 @@ int run_search(const SearchCommandOptions& o) {
     ++counts[e.check];
     if (e.check == "ok" && (!best || *e.time_ns < *best->time_ns)) best = e;
   }
-  std::optional<device::KernelCode> best_code;
   const auto problem = search::make_problem(*lookup.info, lookup.sizes, kernel, o.seed);
   search::SearchOptions options;
   options.evals = o.evals - static_cast<std::int64_t>(previous.size());
@@ -177,6 +174,8 @@ int run_search(const SearchCommandOptions& o) {
   if (best) options.best_ns = best->time_ns;
   const device::Language language =
       device->name() == "cuda" ? device::Language::ptx : device::Language::c;
+  const std::string what =
+      fmt::format("{} {} on {}", o.kernel, backbone::format_sizes(lookup.sizes), device->name());
 
   StopOnSignal stop;
   options.stop_requested = [&stop] { return stop.requested(); };
@@ -203,7 +202,7 @@ int run_search(const SearchCommandOptions& o) {
             ++counts[entry.check];
             if (entry.check == "ok" && (!best || *entry.time_ns < *best->time_ns)) {
               best = entry;
-              best_code = std::move(e.code);
+              write_best_code(dir, e.code, entry.id, what, format_time(*entry.time_ns));
             }
             progress.update(
                 ++done, best ? fmt::format("best {} (#{})", format_time(*best->time_ns), best->id)
@@ -217,18 +216,7 @@ int run_search(const SearchCommandOptions& o) {
   }
   if (!search_error.empty()) return fail(search_error);
 
-  if (best_code) {
-    const std::filesystem::path path =
-        dir / (language == device::Language::c ? "best.c" : "best.ptx");
-    std::ofstream file(path);
-    file << best_code->source << std::flush;
-    if (!file) {
-      return fail(fmt::format("cannot write {}: {} (the log is complete)", path.string(),
-                              std::strerror(errno)));
-    }
-  }
-  fmt::print("{} {} on {}: {} evaluated{}, {} dead ends{}{}; log {}\n", o.kernel,
-             backbone::format_sizes(lookup.sizes), device->name(),
+  fmt::print("{}: {} evaluated{}, {} dead ends{}{}; log {}\n", what,
              previous.size() + static_cast<std::size_t>(stats.evaluated), check_counts(counts),
              stats.dead_ends,
              stats.cut_short > 0
@@ -245,7 +233,9 @@ int run_search(const SearchCommandOptions& o) {
     const auto [scale, unit] = duration_unit(*best->time_ns);
     fmt::print("best: candidate {}, {} (spread {:.2g} {} over {} runs){}\n", best->id,
                format_time(*best->time_ns), best->spread_ns / scale, unit, best->runs,
-               best_code ? fmt::format(", code in {}", (dir / "best.*").string()) : "");
+               best_code_id(dir, language) == best->id
+                   ? fmt::format(", code in {}", best_code_path(dir, language).string())
+                   : "");
   }
   if (stop.requested()) {
     std::fprintf(stderr, "sculpt search: interrupted by %s; --resume continues the search\n",

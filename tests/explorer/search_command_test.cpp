@@ -15,6 +15,7 @@
 #include <regex>
 #include <thread>
 
+#include "explorer/best_code.h"
 #include "explorer/event_log.h"
 #include "tests/explorer/run_sculpt.h"
 #include "tests/support/full_disk.h"
@@ -35,7 +36,7 @@ TEST(SearchCommand, LogsEveryEvaluationAndResumes) {
                                     "cpu", "--evals", "6", "--seed", "3", "--out", dir.string()});
   ASSERT_EQ(first.code, kExitOk) << first.err;
   EXPECT_NE(first.out.find("best: candidate"), std::string::npos) << first.out;
-  EXPECT_TRUE(std::filesystem::exists(dir / "best.c"));
+  EXPECT_NE(first.out.find("code in " + (dir / "best.c").string()), std::string::npos) << first.out;
 
   LogContents log = read_log(dir / "log.jsonl");
   ASSERT_TRUE(log.ok()) << log.error;
@@ -73,6 +74,13 @@ TEST(SearchCommand, LogsEveryEvaluationAndResumes) {
   ASSERT_TRUE(log.ok()) << log.error;
   ASSERT_EQ(log.evaluations.size(), 9u);
   EXPECT_EQ(log.evaluations.back().id, 8);
+  // best.c holds the best of all the log's candidates, whichever run found it.
+  const auto fastest = std::min_element(
+      log.evaluations.begin(), log.evaluations.end(),
+      [](const LogEvaluation& a, const LogEvaluation& b) { return *a.time_ns < *b.time_ns; });
+  EXPECT_EQ(best_code_id(dir, device::Language::c), fastest->id);
+  EXPECT_NE(resumed.out.find("code in " + (dir / "best.c").string()), std::string::npos)
+      << resumed.out;
   std::filesystem::remove_all(dir);
 }
 
