@@ -216,9 +216,9 @@ int run_search(const SearchCommandOptions& o) {
   }
   if (!search_error.empty()) return fail(search_error);
 
-  fmt::print("{}: {} evaluated{}, {} dead ends{}{}; log {}\n", what,
+  fmt::print("{}: {} evaluated{}, {} dead end{}{}{}; log {}\n", what,
              previous.size() + static_cast<std::size_t>(stats.evaluated), check_counts(counts),
-             stats.dead_ends,
+             stats.dead_ends, stats.dead_ends == 1 ? "" : "s",
              stats.cut_short > 0
                  ? fmt::format(", {} cut short past {:g}x the best time ({} killed)",
                                stats.cut_short, o.cutoff, stats.killed)
