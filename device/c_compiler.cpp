@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -107,7 +108,8 @@ CCompiler::CCompiler(std::string compiler, std::vector<std::string> flags,
   std::istringstream words(compiler_);
   for (std::string word; words >> word;) command_.push_back(std::move(word));
   if (command_.empty()) compiler_ = "cc", command_ = {"cc"};
-  if (cache_dir_.empty()) cache_dir_ = default_cache_dir();
+  const bool cache_given = !cache_dir_.empty();
+  if (!cache_given) cache_dir_ = default_cache_dir();
   std::vector<std::string> version = command_;
   version.push_back("--version");
   auto probe = run_command(version);
@@ -123,6 +125,15 @@ CCompiler::CCompiler(std::string compiler, std::vector<std::string> flags,
   processor_ = processor_model();
   std::error_code error;
   std::filesystem::create_directories(cache_dir_, error);
+  if (error && !cache_given && cache_dir_ != temporary_cache_dir()) {
+    // A home that cannot be written (a service account, a read-only container): the cache only
+    // saves time, so a temporary one will do.
+    spdlog::warn("cannot create the cache folder {}: {}; compiling into {} instead",
+                 cache_dir_.string(), error.message(), temporary_cache_dir().string());
+    cache_dir_ = temporary_cache_dir();
+    error.clear();
+    std::filesystem::create_directories(cache_dir_, error);
+  }
   if (error) {
     throw DeviceError(fmt::format("cpu device: cannot create the cache folder {}: {}",
                                   cache_dir_.string(), error.message()));
@@ -137,6 +148,10 @@ std::filesystem::path CCompiler::default_cache_dir() {
   if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
     return std::filesystem::path(home) / ".cache" / "sculpt" / "cpu";
   }
+  return temporary_cache_dir();
+}
+
+std::filesystem::path CCompiler::temporary_cache_dir() {
   return std::filesystem::temp_directory_path() / fmt::format("sculpt-{}", getuid()) / "cpu";
 }
 

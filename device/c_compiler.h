@@ -38,8 +38,9 @@ class CCompiler {
 
   /// `compiler`: the command to run, split into words at spaces (empty: $SCULPT_CC, else "cc";
   /// "ccache gcc" and "gcc -fno-tree-vectorize" are commands). `cache_dir` empty:
-  /// default_cache_dir(). Runs `compiler --version` once, and throws DeviceError when the
-  /// compiler does not run or the cache folder cannot be created. A cache folder over
+  /// default_cache_dir(), or temporary_cache_dir() when that cannot be created. Runs `compiler
+  /// --version` once, and throws DeviceError when the compiler does not run or the cache folder
+  /// cannot be created. A cache folder over
   /// `cache_limit` bytes loses its least recently used entries (a hit is a use) down to three
   /// quarters of it.
   CCompiler(std::string compiler, std::vector<std::string> flags, std::filesystem::path cache_dir,
@@ -50,8 +51,11 @@ class CCompiler {
   /// be written to the cache, or the compiler says "No space left on device".
   Result compile(const std::string& source);
 
-  /// $XDG_CACHE_HOME/sculpt/cpu, else $HOME/.cache/sculpt/cpu, else a folder under /tmp.
+  /// $XDG_CACHE_HOME/sculpt/cpu, else $HOME/.cache/sculpt/cpu, else temporary_cache_dir().
   static std::filesystem::path default_cache_dir();
+  /// The user's folder under the temporary directory (/tmp/sculpt-UID/cpu); also where the cache
+  /// goes, with a warning, when the default folder cannot be created.
+  static std::filesystem::path temporary_cache_dir();
 
   /// Stops the running compilers (SIGSTOP to their process groups) and holds back new ones
   /// until resume(), so that they do not share the processor with a measured candidate. Time

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <future>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -171,6 +172,44 @@ TEST_F(CCompilerTest, CompilerCommandsMayHaveSeveralWords) {
   // Without the definition the source does not compile, so the words reached the compiler.
   CCompiler plain("cc", {"-fPIC", "-shared"}, dir_ / "cache", 60s);
   EXPECT_FALSE(plain.compile(source).object);
+}
+
+// Environment variables set for one test and restored after it.
+class ScopedEnvironment {
+ public:
+  void set(const char* name, const char* value) {
+    const char* old = std::getenv(name);
+    saved_.emplace_back(name, old != nullptr ? std::optional<std::string>(old) : std::nullopt);
+    if (value != nullptr) {
+      setenv(name, value, 1);
+    } else {
+      unsetenv(name);
+    }
+  }
+  ~ScopedEnvironment() {
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+      if (it->second) {
+        setenv(it->first.c_str(), it->second->c_str(), 1);
+      } else {
+        unsetenv(it->first.c_str());
+      }
+    }
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+// A home that cannot be written (a service account's /nonexistent) costs the cache its
+// persistence, not the search.
+TEST_F(CCompilerTest, AnUnwritableHomeCachesInTheTemporaryFolder) {
+  std::ofstream(dir_ / "file") << "x";
+  ScopedEnvironment environment;
+  environment.set("XDG_CACHE_HOME", (dir_ / "file").c_str());
+  environment.set("HOME", "/nonexistent");
+  CCompiler compiler("", {"-fPIC", "-shared"}, "", 60s);
+  EXPECT_EQ(compiler.cache_dir(), CCompiler::temporary_cache_dir());
+  EXPECT_TRUE(compiler.compile("int answer(void) { return 42; }\n").object);
 }
 
 TEST_F(CCompilerTest, CompilerThatDoesNotRunIsADeviceError) {
