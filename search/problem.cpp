@@ -45,18 +45,6 @@ std::span<std::byte> array_bytes(const device::Arguments& args, std::size_t i,
   return {};
 }
 
-backbone::ElemType elem_type(device::ElementType type) {
-  switch (type) {
-    case device::ElementType::f32:
-      return backbone::ElemType::kF32;
-    case device::ElementType::f64:
-      return backbone::ElemType::kF64;
-    case device::ElementType::i32:
-      return backbone::ElemType::kI32;
-  }
-  return backbone::ElemType::kF32;
-}
-
 }  // namespace
 
 std::int64_t reduction_length(const backbone::Kernel& kernel) {
@@ -81,6 +69,7 @@ std::shared_ptr<const device::Problem> make_problem(const backbone::KernelInfo& 
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> magnitude(0.5, 1.5);
   backbone::ElemType output_type = backbone::ElemType::kF32;
+  std::vector<backbone::ElemType> array_types(kernel.params().size());  // for the reference
   for (const backbone::Parameter& param : kernel.params()) {
     switch (param.kind) {
       case backbone::Parameter::Kind::kSize:
@@ -102,13 +91,15 @@ std::shared_ptr<const device::Problem> make_problem(const backbone::KernelInfo& 
             .name = param.name, .type = element_type(mem.type), .count = mem.num_elements(),
             .role = role(mem.kind)});
         if (mem.is_written()) output_type = mem.type;
+        array_types[problem->params.size() - 1] = mem.type;
         break;
       }
     }
   }
   problem->tolerance = {element_type(output_type), reduction_length(kernel)};
   // The zoo's references read and write host buffers by name: views of the device's arrays.
-  problem->reference = [&info, sizes, params = problem->params](const device::Arguments& args) {
+  problem->reference = [&info, sizes, params = problem->params,
+                        array_types](const device::Arguments& args) {
     backbone::HostArgs host;
     for (std::size_t i = 0; i < params.size(); ++i) {
       if (const auto* scalar = std::get_if<device::ScalarParam>(&params[i])) {
@@ -116,7 +107,7 @@ std::shared_ptr<const device::Problem> make_problem(const backbone::KernelInfo& 
         continue;
       }
       const auto& array = std::get<device::ArrayParam>(params[i]);
-      host.arrays[array.name] = backbone::Buffer::view(elem_type(array.type), array.count,
+      host.arrays[array.name] = backbone::Buffer::view(array_types[i], array.count,
                                                        array_bytes(args, i, array.type).data());
     }
     info.reference(sizes, host);
