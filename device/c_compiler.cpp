@@ -310,7 +310,8 @@ CCompiler::Result CCompiler::compile(const std::string& source) {
   --running_;
   if (!result.object) ++errors_;
   // A full disk fails every later candidate too: the device's failure, not this candidate's.
-  if (const auto full = result.log.find("No space left on device"); full != std::string::npos) {
+  if (const auto full = result.log.find("No space left on device");
+      !result.object && full != std::string::npos) {
     const auto newline = result.log.rfind('\n', full);
     const auto start = newline == std::string::npos ? 0 : newline + 1;
     const auto end = result.log.find('\n', full);
