@@ -36,6 +36,13 @@ std::string_view to_string(Check check) {
   return {};
 }
 
+std::optional<Check> check_from_string(std::string_view name) {
+  for (Check check : kChecks) {
+    if (to_string(check) == name) return check;
+  }
+  return std::nullopt;
+}
+
 RunStatistics summarize_runs(std::vector<std::int64_t> run_ns) {
   SCULPT_CHECK(!run_ns.empty()) << "no runs to summarize";
   std::vector<double> values(run_ns.begin(), run_ns.end());

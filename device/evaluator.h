@@ -38,8 +38,12 @@ struct KernelCode {
 
 /// How an evaluation ended; the names are those of the event log.
 enum class Check { ok, wrong, fault, timeout, compile_error };
+inline constexpr std::array<Check, 5> kChecks = {Check::ok, Check::wrong, Check::fault,
+                                                 Check::timeout, Check::compile_error};
 
 std::string_view to_string(Check check);
+/// The check a log names; nothing for a name no evaluation ends with.
+std::optional<Check> check_from_string(std::string_view name);
 
 struct Evaluation {
   Check check = Check::ok;

@@ -160,9 +160,14 @@ int run_search(const SearchCommandOptions& o) {
 
   std::map<std::string, std::int64_t> counts;
   std::optional<LogEvaluation> best;
-  for (const LogEvaluation& e : previous) {
+  std::size_t best_line = 0;
+  for (std::size_t i = 0; i < previous.size(); ++i) {
+    const LogEvaluation& e = previous[i];
     ++counts[e.check];
-    if (e.check == "ok" && (!best || *e.time_ns < *best->time_ns)) best = e;
+    if (e.check == "ok" && (!best || *e.time_ns < *best->time_ns)) {
+      best = e;
+      best_line = i + 2;  // after the header, 1-based
+    }
   }
   const auto problem = search::make_problem(*lookup.info, lookup.sizes, kernel, o.seed);
   search::SearchOptions options;
@@ -176,6 +181,29 @@ int run_search(const SearchCommandOptions& o) {
       device->name() == "cuda" ? device::Language::ptx : device::Language::c;
   const std::string what =
       fmt::format("{} {} on {}", o.kernel, backbone::format_sizes(lookup.sizes), device->name());
+  // The best of a resumed log must replay on this space. Its code is written again when the run
+  // folder's best file holds another candidate (a crash between the log line and the file, or
+  // a deleted file).
+  if (best) {
+    const std::unique_ptr<spacegen::CandidateBase> replayed = root->clone();
+    if (replayed->apply(best->actions) == spacegen::Status::Conflict ||
+        replayed->first_open_instance()) {
+      return fail(fmt::format(
+          "{}:{}: candidate {} does not replay on this space: {}", log_path.string(), best_line,
+          best->id,
+          replayed->conflict() ? replayed->conflict()->to_string() : "it is not fully specified"));
+    }
+    if (best_code_id(dir, language) != best->id) {
+      try {
+        write_best_code(dir,
+                        search::kernel_code(static_cast<const gpu_space::Candidate&>(*replayed),
+                                            language, "candidate"),
+                        best->id, what, format_time(*best->time_ns));
+      } catch (const std::runtime_error& e) {
+        return fail(e.what());
+      }
+    }
+  }
 
   StopOnSignal stop;
   options.stop_requested = [&stop] { return stop.requested(); };

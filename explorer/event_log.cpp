@@ -1,13 +1,18 @@
 #include "explorer/event_log.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
+
+#include "device/evaluator.h"
 
 namespace sculpt::explorer {
 namespace {
@@ -32,22 +37,52 @@ LogHeader header_of(const json& j) {
   return h;
 }
 
-LogEvaluation evaluation_of(const json& j) {
+/// The number at `key`: finite and at least `least` (and above it when `strictly`).
+double number_at(const json& j, const char* key, double least, bool strictly = false) {
+  const double v = j.at(key).get<double>();
+  if (!std::isfinite(v) || v < least || (strictly && v == least)) {
+    throw std::invalid_argument(fmt::format("{} is {:g}, not a number {} {:g}", key, v,
+                                            strictly ? "above" : "of at least", least));
+  }
+  return v;
+}
+
+/// One evaluation line, checked so that a hand-edited or damaged log is refused rather than
+/// searched on (an `ok` without a time, a negative time that would become the best, ids that
+/// repeat). `previous_id` is the id of the line before, if any: ids only grow.
+LogEvaluation evaluation_of(const json& j, std::optional<std::int64_t> previous_id) {
   LogEvaluation e;
   if (j.at("kind") != "evaluation") throw std::invalid_argument("not an evaluation line");
   e.id = j.at("id").get<std::int64_t>();
+  if (e.id < 0 || (previous_id && e.id <= *previous_id)) {
+    throw std::invalid_argument(
+        previous_id
+            ? fmt::format("id {} does not follow the previous line's {}", e.id, *previous_id)
+            : fmt::format("id {} is negative", e.id));
+  }
   for (const json& a : j.at("actions")) {
     std::string error;
     std::optional<spacegen::Action> action = spacegen::action_from_json(a.dump(), &error);
     if (!action) throw std::invalid_argument("bad action: " + error);
     e.actions.push_back(std::move(*action));
   }
-  if (!j.at("bound_ns").is_null()) e.bound_ns = j.at("bound_ns").get<double>();
-  if (!j.at("time_ns").is_null()) e.time_ns = j.at("time_ns").get<double>();
+  if (!j.at("bound_ns").is_null()) e.bound_ns = number_at(j, "bound_ns", 0);
+  if (!j.at("time_ns").is_null()) e.time_ns = number_at(j, "time_ns", 0, /*strictly=*/true);
   e.check = j.at("check").get<std::string>();
-  e.t = j.at("t").get<double>();
-  e.spread_ns = j.value("spread_ns", 0.0);
+  const std::optional<device::Check> check = device::check_from_string(e.check);
+  if (!check) {
+    std::vector<std::string_view> known;
+    for (device::Check c : device::kChecks) known.push_back(device::to_string(c));
+    throw std::invalid_argument(
+        fmt::format("unknown check '{}' (known: {})", e.check, fmt::join(known, ", ")));
+  }
+  if (*check == device::Check::ok && !e.time_ns) {
+    throw std::invalid_argument("an ok evaluation without its time_ns");
+  }
+  e.t = number_at(j, "t", 0);
+  if (j.contains("spread_ns")) e.spread_ns = number_at(j, "spread_ns", 0);
   e.runs = j.value("runs", 0);
+  if (e.runs < 0) throw std::invalid_argument(fmt::format("runs is {}, a negative count", e.runs));
   e.cut_short = j.value("cut_short", false);
   e.message = j.value("message", "");
   return e;
@@ -90,7 +125,9 @@ LogContents read_log(const std::filesystem::path& path) {
       if (i == 0) {
         log.header = header_of(j);
       } else {
-        log.evaluations.push_back(evaluation_of(j));
+        log.evaluations.push_back(evaluation_of(
+            j, log.evaluations.empty() ? std::nullopt
+                                       : std::optional<std::int64_t>(log.evaluations.back().id)));
       }
     } catch (const std::exception& e) {
       log.error = fmt::format("{}:{}: {}", path.string(), i + 1, e.what());

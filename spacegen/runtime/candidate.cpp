@@ -57,6 +57,10 @@ std::string Conflict::to_string() const {
   std::ostringstream out;
   out << choice << "(";
   for (std::size_t i = 0; i < objects.size(); ++i) out << (i ? ", " : "") << objects[i];
+  if (!unresolved.empty()) {
+    out << ") cannot be replayed: " << unresolved;
+    return out.str();
+  }
   out << ") became empty in " << origin;
   if (clause != 0) out << " (clause " << clause << ")";
   if (!location.empty()) out << " at " << location;
@@ -525,8 +529,7 @@ Status CandidateBase::apply(const std::vector<Action>& actions) {
     std::string error;
     auto resolved = resolve(action, &error);
     if (!resolved) {
-      if (!conflict_)
-        conflict_ = Conflict{"replay: " + error, "", 0, action.choice, action.objects};
+      if (!conflict_) conflict_ = Conflict{"replay", "", 0, action.choice, action.objects, error};
       return Status::Conflict;
     }
     if (restrict(resolved->first, resolved->second) == Status::Conflict) return Status::Conflict;

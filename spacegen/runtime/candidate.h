@@ -30,13 +30,16 @@ struct Origin {
   std::uint32_t clause = 0;
 };
 
-/// Why a candidate died: the instance whose domain became empty and what emptied it.
+/// Why a candidate died: the instance whose domain became empty and what emptied it, or an
+/// action that could not be replayed and why.
 struct Conflict {
   std::string origin;
   std::string location;
   std::uint32_t clause = 0;
   std::string choice;
   std::vector<ObjectId> objects;
+  /// For an action apply() could not resolve: why (an unknown choice, object or value).
+  std::string unresolved;
   std::string to_string() const;
 };
 
@@ -152,7 +155,8 @@ class CandidateBase {
       const Action& action, std::string* error) const;
   Action make_action(const InstanceRef& instance, const std::vector<std::uint32_t>& values) const;
   /// Applies and propagates each action in order; stops at the first conflict. An action
-  /// that does not name a live instance and known values is a conflict with origin "replay".
+  /// that does not name a live instance and known values is a conflict with origin "replay"
+  /// that says why (Conflict::unresolved).
   Status apply(const std::vector<Action>& actions);
 
   std::uint64_t hash() const;

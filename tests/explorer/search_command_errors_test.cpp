@@ -1,6 +1,6 @@
 // `sculpt search`: the user errors (unknown kernel, malformed size or budget, a cutoff under 1,
-// a run folder that cannot be made, foreign or corrupt log, a problem larger than memory) that must
-// exit with the usage code and one message.
+// a run folder that cannot be made, foreign or corrupt log, a damaged evaluation line, a problem
+// larger than memory) that must exit with the usage code and one message.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -8,6 +8,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
 
 #include "tests/explorer/run_sculpt.h"
 
@@ -77,6 +81,79 @@ TEST(SearchCommandErrors, ForeignAndCorruptLogsAreRefused) {
   EXPECT_NE(corrupt.err.find("log.jsonl:1:"), std::string::npos) << corrupt.err;
   std::filesystem::remove_all(dir);
 }
+
+// A log line edited by hand or damaged: which line, what to do to its JSON, and the message a
+// resume must stop with (a regex of the rest of the line after "log.jsonl:").
+struct DamagedLog {
+  std::string name;
+  std::function<void(std::vector<nlohmann::json>&)> damage;
+  std::string message;
+};
+
+void PrintTo(const DamagedLog& log, std::ostream* out) { *out << log.name; }
+
+class DamagedLogs : public testing::TestWithParam<DamagedLog> {};
+
+// A resume reads every line before it searches: a damaged one is refused with its line, rather
+// than searched on (a negative time would become the best, a missing one was read as garbage).
+TEST_P(DamagedLogs, AreRefusedWithTheLine) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("sculpt_damaged_log_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  const std::vector<std::string> args = {"search", "--kernel", "axpy",      "--size",
+                                         "64",     "--device", "cpu",       "--evals",
+                                         "3",      "--out",    dir.string()};
+  ASSERT_EQ(run_sculpt(args).code, kExitOk);
+  std::vector<nlohmann::json> lines;
+  {
+    std::ifstream in(dir / "log.jsonl");
+    for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  }
+  ASSERT_EQ(lines.size(), 4u);
+  GetParam().damage(lines);
+  {
+    std::ofstream out(dir / "log.jsonl");
+    for (const nlohmann::json& line : lines) out << line.dump() << "\n";
+  }
+  std::vector<std::string> resume = args;
+  resume.push_back("--resume");
+  const Outcome outcome = run_sculpt(resume);
+  EXPECT_EQ(outcome.code, kExitUsage);
+  EXPECT_TRUE(
+      std::regex_search(outcome.err, std::regex("log\\.jsonl:" + GetParam().message + "\n$")))
+      << outcome.err;
+  EXPECT_EQ(std::count(outcome.err.begin(), outcome.err.end(), '\n'), 1) << outcome.err;
+  std::filesystem::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Lines, DamagedLogs,
+    testing::Values(
+        DamagedLog{"RepeatedId", [](auto& l) { l[3]["id"] = 1; },
+                   "4: id 1 does not follow the previous line's 1"},
+        DamagedLog{"NegativeTime", [](auto& l) { l[2]["time_ns"] = -100.0; },
+                   "3: time_ns is -100, not a number above 0"},
+        DamagedLog{"OkWithoutTime",
+                   [](auto& l) {
+                     l[1]["check"] = "ok";
+                     l[1]["time_ns"] = nullptr;
+                   },
+                   "2: an ok evaluation without its time_ns"},
+        DamagedLog{"UnknownCheck", [](auto& l) { l[1]["check"] = "fine"; },
+                   "2: unknown check 'fine' \\(known: ok, wrong, fault, timeout, compile_error\\)"},
+        DamagedLog{"BestDoesNotReplay",
+                   [](auto& l) {
+                     for (std::size_t i = 1; i < l.size(); ++i) l[i]["actions"][0]["value"] = "7";
+                   },
+                   "[234]: candidate [012] does not replay on this space: [a-z_]+\\([0-9, ]+\\) "
+                   "cannot be replayed: unknown value 7 of [a-z_]+"},
+        DamagedLog{"BestIsNotFullySpecified",
+                   [](auto& l) {
+                     for (std::size_t i = 1; i < l.size(); ++i) l[i]["actions"].erase(0);
+                   },
+                   "[234]: candidate [012] does not replay on this space: it is not fully "
+                   "specified"}),
+    [](const auto& param) { return param.param.name; });
 
 // Sizes whose arrays cannot fit in memory stop with the size the problem needs, not with an
 // allocation failure (this one would need 7.6 TB: A's elements are 32 apart).

@@ -84,6 +84,34 @@ TEST(SearchCommand, LogsEveryEvaluationAndResumes) {
   std::filesystem::remove_all(dir);
 }
 
+// The best code lost (deleted, or a crash between the log line and the file): a resume replays
+// the log's best candidate and writes its code again, the same code.
+TEST(SearchCommand, AResumeWritesTheBestCodeAgain) {
+  const std::filesystem::path dir = fresh_dir("best_again");
+  const std::vector<std::string> args = {"search", "--kernel", "axpy",      "--size",
+                                         "64",     "--device", "cpu",       "--evals",
+                                         "3",      "--out",    dir.string()};
+  ASSERT_EQ(run_sculpt(args).code, kExitOk);
+  const std::filesystem::path best = dir / "best.c";
+  const auto read = [](const std::filesystem::path& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  const std::string code = read(best);
+  const std::optional<std::int64_t> id = best_code_id(dir, device::Language::c);
+  ASSERT_TRUE(id);
+  std::filesystem::remove(best);
+  std::vector<std::string> resume = args;
+  resume.push_back("--resume");
+  const Outcome resumed = run_sculpt(resume);
+  ASSERT_EQ(resumed.code, kExitOk) << resumed.err;
+  EXPECT_EQ(read(best), code);
+  EXPECT_NE(resumed.out.find("best: candidate " + std::to_string(*id)), std::string::npos)
+      << resumed.out;
+  EXPECT_NE(resumed.out.find("code in " + best.string()), std::string::npos) << resumed.out;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(EventLog, ACutShortEvaluationSaysSo) {
   const std::filesystem::path dir = fresh_dir("cut_short");
   std::filesystem::create_directories(dir);

@@ -61,11 +61,16 @@ TEST(SpacegenApi, BadActionsAreReportedNotThrown) {
   EXPECT_FALSE(error.empty());
   EXPECT_FALSE(action_from_json("not json", &error).has_value());
   EXPECT_EQ(c->apply({Action{"order", {0, 1}, {"SIDEWAYS"}}}), Status::Conflict);
-  EXPECT_NE(c->conflict()->origin.find("unknown value SIDEWAYS"), std::string::npos);
+  EXPECT_EQ(c->conflict()->origin, "replay");
+  EXPECT_EQ(c->conflict()->to_string(),
+            "order(0, 1) cannot be replayed: unknown value SIDEWAYS of order");
   auto d = three_instructions();
   EXPECT_EQ(d->apply({Action{"order", {0, 7}, {"BEFORE"}}}), Status::Conflict);
+  EXPECT_EQ(d->conflict()->to_string(),
+            "order(0, 7) cannot be replayed: no live instance of order over these objects");
   auto e = three_instructions();
   EXPECT_EQ(e->apply({Action{"colour", {0}, {"RED"}}}), Status::Conflict);
+  EXPECT_EQ(e->conflict()->to_string(), "colour(0) cannot be replayed: unknown choice colour");
 }
 
 TEST(SpacegenApi, CopiesAreIndependentAndHashesDiffer) {
