@@ -136,6 +136,7 @@ int run_search(const SearchCommandOptions& o) {
   std::optional<EventLog> log;
   try {
     if (o.resume) {
+      LogLock lock = LogLock::acquire(log_path);  // before reading: nothing appends since
       LogContents contents = read_log(log_path);
       if (!contents.ok()) return fail(contents.error);
       if (!(contents.header == header)) {
@@ -143,7 +144,7 @@ int run_search(const SearchCommandOptions& o) {
                                 "seed differ): start a new one with another --out",
                                 log_path.string()));
       }
-      log.emplace(EventLog::append_to(log_path, contents));
+      log.emplace(EventLog::append_to(std::move(lock), contents));
       previous = std::move(contents.evaluations);
     } else {
       std::error_code folder_error;

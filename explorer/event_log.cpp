@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -137,11 +141,43 @@ LogContents read_log(const std::filesystem::path& path) {
   return log;
 }
 
-EventLog EventLog::create(const std::filesystem::path& path, const LogHeader& header) {
-  if (std::filesystem::exists(path)) {
-    throw std::runtime_error(path.string() + " exists already (use --resume to continue it)");
+LogLock LogLock::lock(std::filesystem::path path, int fd) {
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    ::close(fd);
+    throw std::runtime_error(
+        error == EWOULDBLOCK
+            ? fmt::format("{} is being written by another search of this run folder", path.string())
+            : fmt::format("cannot lock {}: {}", path.string(), std::strerror(error)));
   }
-  std::ofstream out(path);
+  return LogLock(std::move(path), fd);
+}
+
+LogLock LogLock::acquire(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    throw std::runtime_error(
+        fmt::format("{}: cannot read the log: {}", path.string(), std::strerror(errno)));
+  }
+  return lock(path, fd);
+}
+
+LogLock::~LogLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock
+}
+
+EventLog EventLog::create(const std::filesystem::path& path, const LogHeader& header) {
+  // Created exclusively: of two searches starting one run folder, one gets it.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    if (errno == EEXIST) {
+      throw std::runtime_error(path.string() + " exists already (use --resume to continue it)");
+    }
+    throw std::runtime_error(
+        fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+  }
+  LogLock lock = LogLock::lock(path, fd);
+  std::ofstream out(path, std::ios::app);
   if (!out) throw std::runtime_error("cannot write " + path.string());
   json sizes = json::object();
   for (const auto& [name, value] : header.sizes) sizes[name] = value;
@@ -149,26 +185,27 @@ EventLog EventLog::create(const std::filesystem::path& path, const LogHeader& he
                      {"kernel", header.kernel}, {"sizes", sizes},
                      {"device", header.device}, {"space_hash", fmt::format("{:016x}", header.space_hash)},
                      {"seed", header.seed},     {"algorithm", header.algorithm}};
-  EventLog log(path, std::move(out));
+  EventLog log(std::move(lock), std::move(out));
   log.write_line(line.dump());
   return log;
 }
 
-EventLog EventLog::append_to(const std::filesystem::path& path, const LogContents& contents) {
+EventLog EventLog::append_to(LogLock lock, const LogContents& contents) {
+  const std::filesystem::path& path = lock.path();
   // New lines start on a line of their own: the truncated last line that read_log skipped goes.
   if (std::filesystem::file_size(path) > contents.complete_bytes) {
     std::filesystem::resize_file(path, contents.complete_bytes);
   }
   std::ofstream out(path, std::ios::app);
   if (!out) throw std::runtime_error("cannot append to " + path.string());
-  return EventLog(path, std::move(out));
+  return EventLog(std::move(lock), std::move(out));
 }
 
 void EventLog::write_line(const std::string& line) {
   out_ << line << "\n" << std::flush;
   if (!out_) {
     throw std::runtime_error(
-        fmt::format("cannot write {}: {}", path_.string(), std::strerror(errno)));
+        fmt::format("cannot write {}: {}", lock_.path().string(), std::strerror(errno)));
   }
 }
 

@@ -51,25 +51,51 @@ struct LogContents {
 /// Reads a whole log. A truncated last line (a crash while writing it) is dropped, not an error.
 LogContents read_log(const std::filesystem::path& path);
 
+/// An exclusive lock on a log, held while a search writes it, so that a second search of the
+/// same run folder (a second --resume) stops rather than interleave its lines. Advisory (flock),
+/// and released when the process ends, a crash included.
+class LogLock {
+ public:
+  /// Throws std::runtime_error when the log cannot be opened ("PATH: cannot read the log: why")
+  /// or another process holds its lock.
+  static LogLock acquire(const std::filesystem::path& path);
+  LogLock(LogLock&& other) noexcept : path_(std::move(other.path_)), fd_(other.fd_) {
+    other.fd_ = -1;
+  }
+  LogLock(const LogLock&) = delete;
+  LogLock& operator=(const LogLock&) = delete;
+  LogLock& operator=(LogLock&&) = delete;
+  ~LogLock();
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  friend class EventLog;
+  LogLock(std::filesystem::path path, int fd) : path_(std::move(path)), fd_(fd) {}
+  /// Locks the open `fd` of `path`, or closes it and throws.
+  static LogLock lock(std::filesystem::path path, int fd);
+
+  std::filesystem::path path_;
+  int fd_;
+};
+
 class EventLog {
  public:
-  /// Starts a new log; the file must not exist. Throws std::runtime_error when it cannot be
-  /// written (with the path and the reason).
+  /// Starts a new log, locked; the file must not exist. Throws std::runtime_error when it
+  /// cannot be written (with the path and the reason).
   static EventLog create(const std::filesystem::path& path, const LogHeader& header);
-  /// Appends to the log that read_log read as `contents`, first cutting the truncated last line
-  /// it skipped.
-  static EventLog append_to(const std::filesystem::path& path, const LogContents& contents);
+  /// Appends to the log that read_log read as `contents` under `lock` (taken before reading, so
+  /// that nothing was appended since), first cutting the truncated last line it skipped.
+  static EventLog append_to(LogLock lock, const LogContents& contents);
 
   /// Appends one line and flushes it. Throws std::runtime_error when it cannot (a full disk),
   /// with the path and the reason: the line may then be partly written (a truncated last line).
   void write(const LogEvaluation& evaluation);
 
  private:
-  EventLog(std::filesystem::path path, std::ofstream out)
-      : path_(std::move(path)), out_(std::move(out)) {}
+  EventLog(LogLock lock, std::ofstream out) : lock_(std::move(lock)), out_(std::move(out)) {}
   void write_line(const std::string& line);
 
-  std::filesystem::path path_;
+  LogLock lock_;
   std::ofstream out_;
 };
 

@@ -1,6 +1,7 @@
 // `sculpt search`: the user errors (unknown kernel, malformed size or budget, a cutoff under 1,
-// a run folder that cannot be made, foreign or corrupt log, a damaged evaluation line, a problem
-// larger than memory) that must exit with the usage code and one message.
+// a run folder that cannot be made, foreign or corrupt log, a damaged evaluation line, a log
+// another search is writing, a problem larger than memory) that must exit with the usage code and
+// one message.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <regex>
 #include <sstream>
 
+#include "explorer/event_log.h"
 #include "tests/explorer/run_sculpt.h"
 
 namespace sculpt::explorer {
@@ -74,6 +76,16 @@ TEST(SearchCommandErrors, ForeignAndCorruptLogsAreRefused) {
                                       "cpu", "--evals", "2", "--out", dir.string(), "--resume"});
   EXPECT_EQ(foreign.code, kExitUsage);
   EXPECT_NE(foreign.err.find("written by another search"), std::string::npos) << foreign.err;
+  {
+    // A search still writing the log holds its lock: a second one stops rather than interleave.
+    const LogLock held = LogLock::acquire(dir / "log.jsonl");
+    const Outcome twice = run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device",
+                                      "cpu", "--evals", "2", "--out", dir.string(), "--resume"});
+    EXPECT_EQ(twice.code, kExitUsage);
+    EXPECT_NE(twice.err.find("log.jsonl is being written by another search of this run folder"),
+              std::string::npos)
+        << twice.err;
+  }
   std::ofstream(dir / "log.jsonl") << "{\"kind\":\"header\",\"format\":7}\n";
   const Outcome corrupt = run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device",
                                       "cpu", "--evals", "2", "--out", dir.string(), "--resume"});
