@@ -1,7 +1,9 @@
 #pragma once
 // How the `sculpt` subcommands plug into the binary: each one adds its CLI11 subcommand to
 // the application and returns the function that runs it once the command line is parsed.
+#include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -20,6 +22,10 @@ struct Command {
   CLI::App* app;
   std::function<int()> run;
 };
+
+/// `--seed` of a subcommand: a 64-bit unsigned integer, written out in full (CLI11 alone takes
+/// "-1" and numbers past 2^64 - 1 as some other seed).
+CLI::Option* add_seed_option(CLI::App& app, std::uint64_t& seed, const std::string& description);
 
 /// Every subcommand's registration, in the order `sculpt --help` lists them.
 std::vector<Command> add_commands(CLI::App& sculpt);

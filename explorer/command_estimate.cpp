@@ -159,7 +159,7 @@ Command add_estimate_command(CLI::App& sculpt) {
       ->capture_default_str();
   app->add_option("--probes", options->probes,
                   fmt::format("Chen probes (default: --samples, at most {})", kDefaultProbes));
-  app->add_option("--seed", options->seed, "Seed of the random choices")->capture_default_str();
+  add_seed_option(*app, options->seed, "Seed of the random choices");
   app->add_option("--jobs,-j", options->jobs, "Threads drawing samples (0: every hardware thread)")
       ->capture_default_str();
   return Command{app, [options] { return run_estimate(*options); }};

@@ -290,8 +290,7 @@ Command add_search_command(CLI::App& sculpt) {
   app->add_option("--budget", o->budget,
                   "Wall-clock budget: 90s, 10m, 1h (a Ctrl-C also stops the search; --resume "
                   "continues it)");
-  app->add_option("--seed", o->seed, "Seed of the search and of the input data")
-      ->capture_default_str();
+  add_seed_option(*app, o->seed, "Seed of the search and of the input data");
   app->add_option("--cutoff", o->cutoff,
                   "Stop timing a candidate once its runs average over this many times the best "
                   "time so far, and kill a run that lasts 10 times that (0: time each fully)")

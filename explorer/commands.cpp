@@ -1,10 +1,25 @@
 #include "explorer/command.h"
 
+#include <charconv>
+
 namespace sculpt::explorer {
 
 Command add_kernels_command(CLI::App& sculpt);   // command_kernels.cpp
 Command add_estimate_command(CLI::App& sculpt);  // command_estimate.cpp
 Command add_search_command(CLI::App& sculpt);    // command_search.cpp
+
+CLI::Option* add_seed_option(CLI::App& app, std::uint64_t& seed, const std::string& description) {
+  const CLI::Validator whole_uint64(
+      [](std::string& text) -> std::string {
+        std::uint64_t value = 0;
+        const char* end = text.data() + text.size();
+        const auto [stop, error] = std::from_chars(text.data(), end, value);
+        if (error == std::errc() && stop == end) return {};
+        return "a seed is an integer from 0 to 18446744073709551615, not '" + text + "'";
+      },
+      "");
+  return app.add_option("--seed", seed, description)->check(whole_uint64)->capture_default_str();
+}
 
 std::vector<Command> add_commands(CLI::App& sculpt) {
   // Subcommands (kernels, estimate, search, replay, report, characterize) register here as

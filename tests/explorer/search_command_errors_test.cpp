@@ -1,5 +1,5 @@
-// `sculpt search`: the user errors (unknown kernel, malformed size or budget, a cutoff under 1,
-// a run folder that cannot be made, foreign or corrupt log, a damaged evaluation line, a log
+// `sculpt search`: the user errors (unknown kernel, malformed size, budget or seed, a cutoff under
+// 1, a run folder that cannot be made, foreign or corrupt log, a damaged evaluation line, a log
 // another search is writing, a problem larger than memory) that must exit with the usage code and
 // one message.
 #include <gtest/gtest.h>
@@ -92,6 +92,31 @@ TEST(SearchCommandErrors, ForeignAndCorruptLogsAreRefused) {
   EXPECT_EQ(corrupt.code, kExitUsage);
   EXPECT_NE(corrupt.err.find("log.jsonl:1:"), std::string::npos) << corrupt.err;
   std::filesystem::remove_all(dir);
+}
+
+// CLI11 alone reads a seed of -1 or past 2^64 - 1 as another seed; both commands refuse them.
+TEST(SeedOption, OnlyWholeUnsigned64BitIntegers) {
+  for (const std::string command : {"search", "estimate"}) {
+    for (const std::string seed : {"-1", "18446744073709551616", "0x10", "5 "}) {
+      CLI::App app;
+      const std::vector<Command> commands = add_commands(app);
+      const char* argv[] = {"sculpt", command.c_str(), "--kernel", "axpy", "--seed", seed.c_str()};
+      try {
+        app.parse(6, argv);
+        ADD_FAILURE() << command << " took --seed " << seed;
+      } catch (const CLI::ValidationError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "--seed: a seed is an integer from 0 to "
+                  "18446744073709551615, not '" +
+                      seed + "'");
+      }
+    }
+    CLI::App app;
+    const std::vector<Command> commands = add_commands(app);
+    const char* argv[] = {"sculpt", command.c_str(), "--kernel",
+                          "axpy",   "--seed",        "18446744073709551615"};
+    EXPECT_NO_THROW(app.parse(6, argv)) << command;
+  }
 }
 
 // A log line edited by hand or damaged: which line, what to do to its JSON, and the message a
