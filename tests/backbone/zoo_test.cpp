@@ -20,6 +20,20 @@ int count_ops(const Kernel& kernel, Operator op) {
   return count;
 }
 
+/// Interprets `kernel` (built by `info` at `sizes`, maybe lowered since) on inputs drawn from
+/// `seed` and expects its outputs to match the hand-written reference's, which it returns.
+HostArgs expect_interpreter_matches_reference(const KernelInfo& info, const Sizes& sizes,
+                                              const Kernel& kernel, std::uint64_t seed) {
+  HostArgs expected = make_host_args(kernel, seed);
+  HostArgs actual = expected;
+  info.reference(sizes, expected);
+  interpret(kernel, actual);
+  const std::optional<Mismatch> mismatch =
+      compare_outputs(kernel, expected, actual, default_tolerance(kernel));
+  EXPECT_FALSE(mismatch) << mismatch->to_string();
+  return expected;
+}
+
 // Every zoo kernel: the interpreter of its backbone agrees with its hand-written reference on
 // seeded random inputs at the test sizes.
 class ZooKernel : public testing::TestWithParam<std::string> {};
@@ -28,13 +42,7 @@ TEST_P(ZooKernel, InterpreterMatchesReference) {
   const KernelInfo& info = zoo_kernel(GetParam());
   const Sizes sizes = test_sizes(info.sizes);
   const Kernel kernel = info.build(sizes);
-  HostArgs expected = make_host_args(kernel, 7);
-  HostArgs actual = expected;
-  info.reference(sizes, expected);
-  interpret(kernel, actual);
-  const std::optional<Mismatch> mismatch =
-      compare_outputs(kernel, expected, actual, default_tolerance(kernel));
-  EXPECT_FALSE(mismatch) << mismatch->to_string();
+  const HostArgs expected = expect_interpreter_matches_reference(info, sizes, kernel, 7);
   // The reference wrote something: outputs are not all zero.
   for (const MemRegion* mem : kernel.mem_regions()) {
     if (mem->kind != MemRegion::Kind::kOutput) continue;
@@ -90,13 +98,7 @@ TEST_P(ZooKernel, LoweringEveryCommunicationKeepsTheSemantics) {
   }
   EXPECT_EQ(kernel.instructions().size(), kernel.inst_capacity());
   EXPECT_GT(lowered, 0u);
-  HostArgs expected = make_host_args(kernel, 11);
-  HostArgs actual = expected;
-  info.reference(sizes, expected);
-  interpret(kernel, actual);
-  const std::optional<Mismatch> mismatch =
-      compare_outputs(kernel, expected, actual, default_tolerance(kernel));
-  EXPECT_FALSE(mismatch) << mismatch->to_string();
+  expect_interpreter_matches_reference(info, sizes, kernel, 11);
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooKernel, testing::ValuesIn(zoo_names()),

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "device/cutoff.h"
+#include "tests/device/axpy_problem.h"
 
 namespace sculpt::device {
 namespace {
@@ -29,21 +30,7 @@ void axpy(void** params) {
 }
 )";
 
-std::shared_ptr<const Problem> axpy_problem() {
-  auto problem = std::make_shared<Problem>();
-  problem->name = "axpy";
-  problem->params = {
-      ScalarParam{"n", kAxpySize}, ScalarParam{"a", 3.0f},
-      ArrayParam{.name = "x", .type = ElementType::f32, .count = kAxpySize},
-      ArrayParam{.name = "y", .type = ElementType::f32, .count = kAxpySize, .role = Role::inout}};
-  problem->reference = [](const Arguments& args) {
-    float a = args.scalar<float>(1);
-    auto x = args.array<float>(2);
-    auto y = args.array<float>(3);
-    for (std::size_t i = 0; i < x.size(); ++i) y[i] = a * x[i] + y[i];
-  };
-  return problem;
-}
+std::shared_ptr<const Problem> axpy_problem() { return testing_problems::axpy_problem(kAxpySize); }
 
 constexpr std::int32_t kRows = 96, kInner = 80, kColumns = 64;
 

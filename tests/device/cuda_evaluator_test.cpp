@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "device/cutoff.h"
+#include "tests/device/axpy_problem.h"
 
 namespace sculpt::device {
 namespace {
@@ -165,21 +166,7 @@ DONE:
 }
 )";
 
-std::shared_ptr<const Problem> axpy_problem() {
-  auto problem = std::make_shared<Problem>();
-  problem->name = "axpy";
-  problem->params = {
-      ScalarParam{"n", kAxpySize}, ScalarParam{"a", 3.0f},
-      ArrayParam{.name = "x", .type = ElementType::f32, .count = kAxpySize},
-      ArrayParam{.name = "y", .type = ElementType::f32, .count = kAxpySize, .role = Role::inout}};
-  problem->reference = [](const Arguments& args) {
-    float a = args.scalar<float>(1);
-    auto x = args.array<float>(2);
-    auto y = args.array<float>(3);
-    for (std::size_t i = 0; i < x.size(); ++i) y[i] = a * x[i] + y[i];
-  };
-  return problem;
-}
+std::shared_ptr<const Problem> axpy_problem() { return testing_problems::axpy_problem(kAxpySize); }
 
 std::shared_ptr<const Problem> scalars_problem() {
   auto problem = std::make_shared<Problem>();
