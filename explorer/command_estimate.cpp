@@ -2,7 +2,7 @@
 // number of fully specified candidates), by Knuth's random descents and Chen's heuristic
 // sampling (search/estimate.h), each with its 95% interval, the rate of dead ends, the time
 // taken and the rate of samples. Samples are drawn on every hardware thread unless --jobs says
-// otherwise; the estimate depends on the seed alone.
+// otherwise; the estimate depends on the seed alone. A Ctrl-C keeps the samples finished.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,7 +16,9 @@
 #include <utility>
 
 #include "backbone/zoo/zoo.h"
+#include "device/process.h"
 #include "explorer/command.h"
+#include "explorer/stop_on_signal.h"
 #include "gpu_space/space.h"
 #include "search/estimate.h"
 #include "support/progress.h"
@@ -57,15 +59,24 @@ std::string format_interval(const search::MeanEstimate& estimate) {
                      format_count(estimate.high), 100 * estimate.largest_share);
 }
 
-/// Runs `estimate` with a progress bar of `count` `what` and returns its result with the
-/// seconds it took.
+/// "1000 samples", or "312 of 1000 samples" when a stop request cut them short.
+std::string count_of(std::size_t done, std::size_t asked, std::string_view what) {
+  return fmt::format("{}{} {}{}", done < asked ? fmt::format("{} of ", done) : "", asked, what,
+                     asked == 1 ? "" : "s");
+}
+
+/// Runs `estimate` with a progress bar of `count` `what`, until done or `stop` is requested, and
+/// returns its result with the seconds it took.
 template <typename F>
-auto timed(const EstimateOptions& options, std::size_t count, std::string_view what, F&& estimate) {
+auto timed(const EstimateOptions& options, const StopOnSignal& stop, std::size_t count,
+           std::string_view what, F&& estimate) {
   const auto start = std::chrono::steady_clock::now();
   const auto seconds = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  search::Sampling sampling{options.seed, static_cast<std::size_t>(options.jobs), {}};
+  search::Sampling sampling{options.seed, static_cast<std::size_t>(options.jobs), {}, [&stop] {
+                              return stop.requested();
+                            }};
   auto result = [&] {
     support::Progress progress(static_cast<std::int64_t>(count));
     sampling.on_sample = [&](std::size_t done) {
@@ -118,28 +129,47 @@ int run_estimate(const EstimateOptions& options) {
   if (root->conflict()) fmt::print("the space is empty: {}\n", root->conflict()->to_string());
   const auto samples = static_cast<std::size_t>(options.samples);
   const auto probes = static_cast<std::size_t>(chen_probes);
+  // A Ctrl-C stops the sampling: the estimates of the samples finished are printed.
+  const StopOnSignal stop;
   if (knuth) {
     const auto [estimate, seconds] =
-        timed(options, samples, "knuth descents", [&](const search::Sampling& sampling) {
+        timed(options, stop, samples, "knuth descents", [&](const search::Sampling& sampling) {
           return search::knuth_estimate(*root, samples, sampling);
         });
+    const std::size_t done = estimate.leaves.samples;
     const search::Proportion& dead = estimate.dead_ends;
-    fmt::print(
-        "knuth  {}, {} sample{}, dead ends {:.1f}% [{:.1f}%, {:.1f}%], mean depth {:.1f}, "
-        "{:.1f} s, {:.1f} samples/s\n",
-        format_interval(estimate.leaves), samples, samples == 1 ? "" : "s", 100 * dead.rate,
-        100 * dead.low, 100 * dead.high, estimate.mean_depth, seconds,
-        static_cast<double>(samples) / seconds);
+    if (done == 0) {
+      fmt::print("knuth  no sample finished\n");
+    } else {
+      fmt::print(
+          "knuth  {}, {}, dead ends {:.1f}% [{:.1f}%, {:.1f}%], mean depth {:.1f}, "
+          "{:.1f} s, {:.1f} samples/s\n",
+          format_interval(estimate.leaves), count_of(done, samples, "sample"), 100 * dead.rate,
+          100 * dead.low, 100 * dead.high, estimate.mean_depth, seconds,
+          static_cast<double>(done) / seconds);
+    }
   }
-  if (chen) {
+  if (chen && !stop.requested()) {
     const auto [estimate, seconds] =
-        timed(options, probes, "chen probes", [&](const search::Sampling& sampling) {
+        timed(options, stop, probes, "chen probes", [&](const search::Sampling& sampling) {
           return search::chen_estimate(*root, probes, sampling);
         });
-    fmt::print(
-        "chen   {}, {} probe{}, {:.1f} nodes expanded per probe, {:.1f} s, {:.2f} probes/s\n",
-        format_interval(estimate.leaves), probes, probes == 1 ? "" : "s", estimate.mean_expanded,
-        seconds, static_cast<double>(probes) / seconds);
+    const std::size_t done = estimate.leaves.samples;
+    if (done == 0) {
+      fmt::print("chen   no probe finished\n");
+    } else {
+      fmt::print("chen   {}, {}, {:.1f} nodes expanded per probe, {:.1f} s, {:.2f} probes/s\n",
+                 format_interval(estimate.leaves), count_of(done, probes, "probe"),
+                 estimate.mean_expanded, seconds, static_cast<double>(done) / seconds);
+    }
+  }
+  if (stop.requested()) {
+    std::fflush(stdout);
+    fmt::print(stderr,
+               "sculpt estimate: interrupted by {}; the estimates are of the samples "
+               "finished\n",
+               device::describe_signal(stop.signal()));
+    return kExitInterrupted + stop.signal();
   }
   return kExitOk;
 }

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -25,10 +26,11 @@ namespace {
 
 constexpr double kZ95 = 1.959963984540054;  // two-sided 95% quantile of the standard normal
 
-/// `count` samples, draw(rng) each, in sample order whatever thread drew them.
+/// `count` samples, draw(rng) each, in sample order whatever thread drew them; those a stop
+/// request kept from starting are absent.
 template <typename Draw>
 auto draw_samples(std::size_t count, const Sampling& sampling, Draw&& draw) {
-  std::vector<decltype(draw(std::declval<std::mt19937_64&>()))> samples(count);
+  std::vector<std::optional<decltype(draw(std::declval<std::mt19937_64&>()))>> samples(count);
   std::mutex progress;
   std::size_t done = 0;
   const int threads =
@@ -37,6 +39,7 @@ auto draw_samples(std::size_t count, const Sampling& sampling, Draw&& draw) {
     // One sample per task: samples take milliseconds to seconds, and vary widely.
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, 1), [&](const auto& range) {
       for (std::size_t i = range.begin(); i != range.end(); ++i) {
+        if (sampling.stop_requested && sampling.stop_requested()) return;
         std::seed_seq seeds{static_cast<std::uint32_t>(sampling.seed),
                             static_cast<std::uint32_t>(sampling.seed >> 32),
                             static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i >> 32)};
@@ -123,18 +126,19 @@ KnuthEstimate knuth_estimate(const CandidateBase& root, std::size_t samples,
   leaves.reserve(samples);
   std::size_t dead_ends = 0;
   double depths = 0;
-  for (const KnuthSample& sample : draw_samples(
+  for (const std::optional<KnuthSample>& sample : draw_samples(
            samples, sampling, [&](std::mt19937_64& rng) { return knuth_sample(root, rng); })) {
-    leaves.push_back(sample.leaves);
-    dead_ends += sample.dead_end;
-    depths += static_cast<double>(sample.depth);
-    estimate.propagations += sample.propagations;
+    if (!sample) continue;
+    leaves.push_back(sample->leaves);
+    dead_ends += sample->dead_end;
+    depths += static_cast<double>(sample->depth);
+    estimate.propagations += sample->propagations;
   }
   estimate.leaves = mean_estimate(leaves);
-  estimate.dead_ends = proportion(dead_ends, samples);
-  estimate.mean_depth = depths / static_cast<double>(samples);
-  spdlog::debug("knuth: {} samples, mean {:.3g}, standard error {:.3g}, {} dead ends", samples,
-                estimate.leaves.mean, estimate.leaves.standard_error, dead_ends);
+  estimate.dead_ends = proportion(dead_ends, leaves.size());
+  estimate.mean_depth = leaves.empty() ? 0 : depths / static_cast<double>(leaves.size());
+  spdlog::debug("knuth: {} samples, mean {:.3g}, standard error {:.3g}, {} dead ends",
+                leaves.size(), estimate.leaves.mean, estimate.leaves.standard_error, dead_ends);
   return estimate;
 }
 
@@ -152,7 +156,8 @@ KnuthEstimate knuth_estimate(const CandidateBase& root, std::size_t samples,
 // With the depth alone as the stratifier a probe is Knuth's descent; with one stratum per node
 // it counts exactly. The stratifier is the paper's: (depth, open choices left), depth first, so a
 // stratum is taken out only once every node that can fall into it has been filed.
-ChenProbe chen_probe(const CandidateBase& root, std::mt19937_64& rng) {
+ChenProbe chen_probe(const CandidateBase& root, std::mt19937_64& rng,
+                     const std::function<bool()>& stop_requested) {
   ChenProbe probe;
   if (root.conflict()) return probe;
   struct Stratum {
@@ -172,6 +177,11 @@ ChenProbe chen_probe(const CandidateBase& root, std::mt19937_64& rng) {
     if (!choice) {
       probe.leaves += stratum.weight;
       continue;
+    }
+    // A probe takes up to minutes on large spaces: a stop request must not wait for it.
+    if (stop_requested && stop_requested()) {
+      probe.finished = false;
+      return probe;
     }
     ++probe.expanded;
     for (std::unique_ptr<CandidateBase>& child :
@@ -193,16 +203,18 @@ ChenEstimate chen_estimate(const CandidateBase& root, std::size_t probes,
   std::vector<double> leaves;
   leaves.reserve(probes);
   double expanded = 0;
-  for (const ChenProbe& probe : draw_samples(
-           probes, sampling, [&](std::mt19937_64& rng) { return chen_probe(root, rng); })) {
-    leaves.push_back(probe.leaves);
-    expanded += static_cast<double>(probe.expanded);
-    estimate.propagations += probe.propagations;
+  for (const std::optional<ChenProbe>& probe : draw_samples(
+           probes, sampling,
+           [&](std::mt19937_64& rng) { return chen_probe(root, rng, sampling.stop_requested); })) {
+    if (!probe || !probe->finished) continue;
+    leaves.push_back(probe->leaves);
+    expanded += static_cast<double>(probe->expanded);
+    estimate.propagations += probe->propagations;
   }
   estimate.leaves = mean_estimate(leaves);
-  estimate.mean_expanded = expanded / static_cast<double>(probes);
-  spdlog::debug("chen: {} probes, mean {:.3g}, standard error {:.3g}", probes, estimate.leaves.mean,
-                estimate.leaves.standard_error);
+  estimate.mean_expanded = leaves.empty() ? 0 : expanded / static_cast<double>(leaves.size());
+  spdlog::debug("chen: {} probes, mean {:.3g}, standard error {:.3g}", leaves.size(),
+                estimate.leaves.mean, estimate.leaves.standard_error);
   return estimate;
 }
 

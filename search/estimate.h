@@ -52,6 +52,10 @@ struct Sampling {
   /// Called after each sample with the number of samples done, one call at a time, from the
   /// sampling threads.
   std::function<void(std::size_t done)> on_sample;
+  /// Asked before each sample and, in Chen's probes, before each node's expansion: once it
+  /// answers true (a Ctrl-C), no sample starts and the probes under way are dropped. The
+  /// estimate is then that of the samples finished (its `samples`; maybe none).
+  std::function<bool()> stop_requested;
 };
 
 /// One descent of Knuth's method (Knuth 1975, "Estimating the efficiency of backtrack
@@ -75,7 +79,7 @@ struct KnuthEstimate {
   double mean_depth = 0;
   std::size_t propagations = 0;
 };
-/// `samples` descents (at least 1) from `root`.
+/// `samples` descents (at least 1) from `root`, fewer if a stop is requested.
 KnuthEstimate knuth_estimate(const spacegen::CandidateBase& root, std::size_t samples,
                              const Sampling& sampling = {});
 
@@ -87,15 +91,18 @@ struct ChenProbe {
   /// Nodes whose children were generated (one per stratum met).
   std::size_t expanded = 0;
   std::size_t propagations = 0;
+  /// False when `stop_requested` ended the probe before its last stratum: it estimates nothing.
+  bool finished = true;
 };
-ChenProbe chen_probe(const spacegen::CandidateBase& root, std::mt19937_64& rng);
+ChenProbe chen_probe(const spacegen::CandidateBase& root, std::mt19937_64& rng,
+                     const std::function<bool()>& stop_requested = {});
 
 struct ChenEstimate {
   MeanEstimate leaves;
   double mean_expanded = 0;
   std::size_t propagations = 0;
 };
-/// `probes` probes (at least 1) from `root`.
+/// `probes` probes (at least 1) from `root`, fewer if a stop is requested.
 ChenEstimate chen_estimate(const spacegen::CandidateBase& root, std::size_t probes,
                            const Sampling& sampling = {});
 

@@ -1,11 +1,18 @@
 // `sculpt estimate`: the report of both methods on a small kernel, its determinism for a seed
-// whatever the number of threads, and the user errors (unknown kernel, malformed size, bad
-// method, no samples or probes, negative or absurd jobs) that exit with the usage code and one
-// message on stderr.
+// whatever the number of threads, a Ctrl-C that keeps the samples finished, and the user errors
+// (unknown kernel, malformed size, bad method, no samples or probes, negative or absurd jobs) that
+// exit with the usage code and one message on stderr.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/explorer/run_sculpt.h"
@@ -30,6 +37,41 @@ TEST(EstimateCommand, ReportsBothMethods) {
   EXPECT_NE(outcome.out.find("\nchen   "), std::string::npos) << outcome.out;
   EXPECT_NE(outcome.out.find("% of the sum, 2 probes, "), std::string::npos) << outcome.out;
   EXPECT_TRUE(outcome.err.empty()) << outcome.err;
+}
+
+extern "C" void ignore_late_interrupt(int) {}
+
+// A Ctrl-C stops the sampling: the estimates of the samples finished are printed, Chen's is not
+// started, and the exit status says which signal.
+TEST(EstimateCommand, ACtrlCPrintsTheEstimateOfTheSamplesFinished) {
+  // Should the estimate end before the signal comes, the signal must not end the test.
+  const sighandler_t before = std::signal(SIGINT, ignore_late_interrupt);
+  std::atomic<bool> estimating{true};
+  std::thread interrupter([&] {
+    // Once the command catches SIGINT (it does while it samples), and a few samples later.
+    const auto catching = [] {
+      struct sigaction now {};
+      sigaction(SIGINT, nullptr, &now);
+      return now.sa_handler != ignore_late_interrupt;
+    };
+    for (int i = 0; i < 6000 && estimating && !catching(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    if (estimating) kill(getpid(), SIGINT);
+  });
+  const Outcome outcome = run_estimate({"--kernel", "matmul", "--size", "256x256x32", "--samples",
+                                        "10000000", "-j", "1", "--method", "both"});
+  estimating = false;
+  interrupter.join();
+  std::signal(SIGINT, before);
+  EXPECT_EQ(outcome.code, kExitInterrupted + SIGINT) << outcome.err;
+  EXPECT_NE(outcome.out.find(" of 10000000 samples, dead ends "), std::string::npos) << outcome.out;
+  EXPECT_EQ(outcome.out.find("\nchen "), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.err.find("sculpt estimate: interrupted by SIGINT (Interrupt); the estimates "
+                             "are of the samples finished\n"),
+            std::string::npos)
+      << outcome.err;
 }
 
 TEST(EstimateCommand, ProbesApartFromSamples) {

@@ -1,12 +1,13 @@
 // Space-size estimators (search/estimate.h) against exact counts: on tiny generated test spaces
 // (tests/spacegen/spaces/) whose search tree is enumerated in full, the 95% intervals of
 // Knuth's and Chen's methods contain the exact number of leaves, Knuth's dead-end interval
-// contains the exact probability of a dead end, uniform trees are counted exactly, and every
-// estimate is a function of its seed.
+// contains the exact probability of a dead end, uniform trees are counted exactly, every
+// estimate is a function of its seed, and a stop request keeps the samples finished.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "generated/space_conflict/space.h"
@@ -226,6 +227,34 @@ TEST(Estimate, SameSeedSameEstimateOnAnyThreads) {
   EXPECT_EQ(c.leaves.mean, d.leaves.mean);
   EXPECT_EQ(c.propagations, d.propagations);
   EXPECT_NE(c.leaves.mean, chen_estimate(*root, 20, seeded(8)).leaves.mean);
+}
+
+// A stop request (a Ctrl-C) ends the sampling: the estimate is that of the samples finished,
+// and a probe under way is dropped rather than waited for.
+TEST(Estimate, AStopRequestKeepsTheSamplesFinished) {
+  const auto root = make_candidate<space_property::Candidate>(property_world(kPropertyWorlds[1]));
+  Sampling stopping = seeded(7, 1);
+  std::size_t done = 0;
+  stopping.on_sample = [&](std::size_t n) { done = n; };
+  stopping.stop_requested = [&] { return done >= 5; };
+  const KnuthEstimate knuth = knuth_estimate(*root, 100, stopping);
+  EXPECT_EQ(knuth.leaves.samples, 5u);
+  EXPECT_EQ(knuth.dead_ends.samples, 5u);
+  // The first five samples of the seed, as an estimate of five would draw them.
+  const KnuthEstimate five = knuth_estimate(*root, 5, seeded(7, 1));
+  EXPECT_EQ(knuth.leaves.mean, five.leaves.mean);
+  EXPECT_EQ(knuth.mean_depth, five.mean_depth);
+
+  std::mt19937_64 rng(1);
+  std::size_t asked = 0;
+  const ChenProbe cut = chen_probe(*root, rng, [&] { return ++asked > 2; });
+  EXPECT_FALSE(cut.finished);
+  EXPECT_EQ(cut.expanded, 2u);
+  Sampling stopped = seeded(7, 2);
+  stopped.stop_requested = [] { return true; };
+  const ChenEstimate none = chen_estimate(*root, 10, stopped);
+  EXPECT_EQ(none.leaves.samples, 0u);
+  EXPECT_EQ(none.mean_expanded, 0);
 }
 
 }  // namespace
