@@ -45,13 +45,18 @@ int fail(const std::string& message) {
   return kExitUsage;
 }
 
-/// "90s", "10m", "1h", "2.5m": seconds; nullopt when malformed.
+/// "90s", "10m", "1h", "2.5m", "1h30m": seconds; nullopt when malformed.
 std::optional<double> parse_budget(const std::string& text) {
-  static const std::regex pattern(R"(^([0-9]+(\.[0-9]+)?)(s|m|h)$)");
-  std::smatch match;
-  if (!std::regex_match(text, match, pattern)) return std::nullopt;
-  const double value = std::stod(match[1]);
-  return value * (match[3] == "h" ? 3600 : match[3] == "m" ? 60 : 1);
+  static const std::regex whole(R"(^([0-9]+(\.[0-9]+)?[hms])+$)");
+  static const std::regex part(R"(([0-9]+(?:\.[0-9]+)?)([hms]))");
+  if (!std::regex_match(text, whole)) return std::nullopt;
+  double seconds = 0;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), part); it != std::sregex_iterator();
+       ++it) {
+    const std::string unit = (*it)[2];
+    seconds += std::stod((*it)[1]) * (unit == "h" ? 3600 : unit == "m" ? 60 : 1);
+  }
+  return seconds;
 }
 
 /// The device the user asked for; nullptr with a message when it cannot be had.
@@ -111,7 +116,8 @@ int run_search(const SearchCommandOptions& o) {
   }
   std::optional<double> budget;
   if (!o.budget.empty() && !(budget = parse_budget(o.budget))) {
-    return fail("malformed --budget '" + o.budget + "' (expected a number and s, m or h: 90s, 10m)");
+    return fail("malformed --budget '" + o.budget +
+                "' (expected numbers with s, m or h: 90s, 10m, 1h30m)");
   }
   std::string error;
   std::unique_ptr<device::Evaluator> device = make_device(o.device, &error);
@@ -206,6 +212,13 @@ int run_search(const SearchCommandOptions& o) {
     }
   }
 
+  if (o.resume && options.evals <= 0) {
+    std::fprintf(stderr,
+                 "sculpt search: the log holds %zu evaluations, --evals asks for %lld in all: "
+                 "nothing to evaluate (raise --evals to go on)\n",
+                 previous.size(), static_cast<long long>(o.evals));
+  }
+
   StopOnSignal stop;
   options.stop_requested = [&stop] { return stop.requested(); };
   std::int64_t done = static_cast<std::int64_t>(previous.size());
@@ -288,7 +301,7 @@ Command add_search_command(CLI::App& sculpt) {
   app->add_option("--evals", o->evals, "Candidates to evaluate (in total, when resuming)")
       ->capture_default_str();
   app->add_option("--budget", o->budget,
-                  "Wall-clock budget: 90s, 10m, 1h (a Ctrl-C also stops the search; --resume "
+                  "Wall-clock budget: 90s, 10m, 1h30m (a Ctrl-C also stops the search; --resume "
                   "continues it)");
   add_seed_option(*app, o->seed, "Seed of the search and of the input data");
   app->add_option("--cutoff", o->cutoff,

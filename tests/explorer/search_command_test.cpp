@@ -84,6 +84,17 @@ TEST(SearchCommand, LogsEveryEvaluationAndResumes) {
   std::filesystem::remove_all(dir);
 }
 
+// A budget may add up units, as durations are often written.
+TEST(SearchCommand, ABudgetOfHoursAndMinutes) {
+  const std::filesystem::path dir = fresh_dir("budget");
+  const Outcome outcome =
+      run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device", "cpu", "--evals", "1",
+                  "--budget", "1h30m", "--out", dir.string()});
+  EXPECT_EQ(outcome.code, kExitOk) << outcome.err;
+  EXPECT_NE(outcome.out.find(": 1 evaluated (1 ok)"), std::string::npos) << outcome.out;
+  std::filesystem::remove_all(dir);
+}
+
 // The best code lost (deleted, or a crash between the log line and the file): a resume replays
 // the log's best candidate and writes its code again, the same code.
 TEST(SearchCommand, AResumeWritesTheBestCodeAgain) {
@@ -109,6 +120,10 @@ TEST(SearchCommand, AResumeWritesTheBestCodeAgain) {
   EXPECT_NE(resumed.out.find("best: candidate " + std::to_string(*id)), std::string::npos)
       << resumed.out;
   EXPECT_NE(resumed.out.find("code in " + best.string()), std::string::npos) << resumed.out;
+  // Its --evals were all done already: it says so rather than do nothing in silence.
+  EXPECT_EQ(resumed.err,
+            "sculpt search: the log holds 3 evaluations, --evals asks for 3 in all: nothing to "
+            "evaluate (raise --evals to go on)\n");
   std::filesystem::remove_all(dir);
 }
 
