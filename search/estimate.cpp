@@ -26,11 +26,12 @@ namespace {
 
 constexpr double kZ95 = 1.959963984540054;  // two-sided 95% quantile of the standard normal
 
-/// `count` samples, draw(rng) each, in sample order whatever thread drew them; those a stop
-/// request kept from starting are absent.
+/// `count` samples, draw(rng) each (an optional: absent when a stop request cut the sample
+/// short), in sample order whatever thread drew them; those a stop request kept from starting
+/// are absent too. Only the samples finished are reported to on_sample.
 template <typename Draw>
 auto draw_samples(std::size_t count, const Sampling& sampling, Draw&& draw) {
-  std::vector<std::optional<decltype(draw(std::declval<std::mt19937_64&>()))>> samples(count);
+  std::vector<decltype(draw(std::declval<std::mt19937_64&>()))> samples(count);
   std::mutex progress;
   std::size_t done = 0;
   const int threads =
@@ -45,7 +46,7 @@ auto draw_samples(std::size_t count, const Sampling& sampling, Draw&& draw) {
                             static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i >> 32)};
         std::mt19937_64 rng(seeds);
         samples[i] = draw(rng);
-        if (sampling.on_sample) {
+        if (samples[i] && sampling.on_sample) {
           const std::lock_guard<std::mutex> lock(progress);
           sampling.on_sample(++done);
         }
@@ -126,8 +127,9 @@ KnuthEstimate knuth_estimate(const CandidateBase& root, std::size_t samples,
   leaves.reserve(samples);
   std::size_t dead_ends = 0;
   double depths = 0;
-  for (const std::optional<KnuthSample>& sample : draw_samples(
-           samples, sampling, [&](std::mt19937_64& rng) { return knuth_sample(root, rng); })) {
+  for (const std::optional<KnuthSample>& sample :
+       draw_samples(samples, sampling,
+                    [&](std::mt19937_64& rng) { return std::optional(knuth_sample(root, rng)); })) {
     if (!sample) continue;
     leaves.push_back(sample->leaves);
     dead_ends += sample->dead_end;
@@ -203,10 +205,13 @@ ChenEstimate chen_estimate(const CandidateBase& root, std::size_t probes,
   std::vector<double> leaves;
   leaves.reserve(probes);
   double expanded = 0;
-  for (const std::optional<ChenProbe>& probe : draw_samples(
-           probes, sampling,
-           [&](std::mt19937_64& rng) { return chen_probe(root, rng, sampling.stop_requested); })) {
-    if (!probe || !probe->finished) continue;
+  for (const std::optional<ChenProbe>& probe :
+       draw_samples(probes, sampling, [&](std::mt19937_64& rng) -> std::optional<ChenProbe> {
+         ChenProbe probe = chen_probe(root, rng, sampling.stop_requested);
+         if (!probe.finished) return std::nullopt;
+         return probe;
+       })) {
+    if (!probe) continue;
     leaves.push_back(probe->leaves);
     expanded += static_cast<double>(probe->expanded);
     estimate.propagations += probe->propagations;
