@@ -1,4 +1,5 @@
-// Diagnostics format, several errors in one run, include cycles and missing includes.
+// Diagnostics format (long lines shown around the column), several errors in one run, include
+// cycles and missing includes.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -23,6 +24,23 @@ TEST(SpacedslDiagnostics, PrintsFileLineColumnSourceAndCaret) {
   std::ostringstream out;
   diags.print(out);
   EXPECT_EQ(out.str(), "a.space:2:5: error: unknown set 'Foo'\n  \tx  Foo\n  \t   ^\n");
+}
+
+// A long line (generated, or all on one line) is shown as 100 bytes around the column.
+TEST(SpacedslDiagnostics, ALongLineIsShownAroundTheColumn) {
+  const std::string line = std::string(300, 'a') + "Foo" + std::string(300, 'b');
+  Diagnostics diags;
+  diags.error({"a.space", 1, 301}, "unknown set 'Foo'", line);
+  diags.error({"a.space", 1, 3}, "first", line);
+  diags.error({"a.space", 1, 600}, "last", line);
+  std::ostringstream out;
+  diags.print(out);
+  const std::string shown = std::string(50, 'a') + "Foo" + std::string(47, 'b');
+  EXPECT_EQ(out.str(), "a.space:1:301: error: unknown set 'Foo'\n  ..." + shown + "...\n  " +
+                           std::string(53, ' ') + "^\n" + "a.space:1:3: error: first\n  " +
+                           std::string(100, 'a') + "...\n    ^\n" +
+                           "a.space:1:600: error: last\n  ..." + std::string(100, 'b') + "\n  " +
+                           std::string(3 + 96, ' ') + "^\n");
 }
 
 TEST(SpacedslDiagnostics, ReportsEveryUnknownNameOfAFile) {
