@@ -57,7 +57,8 @@ BENCHMARK(BM_GpuApplyAndPropagate);
 /// grows when lowerings add objects: also reports the bytes of the fully specified candidates,
 /// and the instances a descent fixed (by its decisions or by their propagation: those of the
 /// full candidate, lowerings' included, less those the root has fixed) per second of
-/// descents. Dead ends count in the time but not in the instances: a lower bound.
+/// descents. Dead ends count in the time but not in the instances: a lower bound. Also the
+/// wake-ups per decision (instances whose propagators ran; see BM_GpuDescentDecision).
 /// Run on one thread, then on every hardware thread from the same root, as a parallel search
 /// would (rates are then those of all threads together, over wall-clock time).
 void BM_GpuRandomDescent(benchmark::State& state) {
@@ -69,6 +70,7 @@ void BM_GpuRandomDescent(benchmark::State& state) {
   std::size_t descents = 0;
   std::size_t full_bytes = 0;
   std::size_t fixed = 0;
+  const std::uint64_t wakeups_before = sculpt::spacegen::CandidateBase::wakeups_on_this_thread();
   for (auto _ : state) {
     const sculpt::search::Descent descent = sculpt::search::random_descent(r, rng);
     decisions += descent.propagations;
@@ -87,6 +89,11 @@ void BM_GpuRandomDescent(benchmark::State& state) {
       benchmark::Counter::kAvgThreads);
   state.counters["instances_fixed_per_s"] =
       benchmark::Counter(static_cast<double>(fixed), benchmark::Counter::kIsRate);
+  state.counters["wakeups_per_decision"] = benchmark::Counter(
+      static_cast<double>(sculpt::spacegen::CandidateBase::wakeups_on_this_thread() -
+                          wakeups_before) /
+          static_cast<double>(decisions),
+      benchmark::Counter::kAvgThreads);
 }
 BENCHMARK(BM_GpuRandomDescent)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GpuRandomDescent)->Unit(benchmark::kMillisecond)->UseRealTime()->ThreadPerCpu();
@@ -135,18 +142,25 @@ const DescentDecisions& descent_decisions() {
 /// One decision of a descent (copy + restriction + propagation), cycling over the descents'
 /// decisions that lower or over the others. A lowering adds objects (a temporary, its store
 /// and load, and their dimensions) whose instances are posted and propagated: few decisions,
-/// much of a descent's time (decisions of each kind x time of each kind).
+/// much of a descent's time (decisions of each kind x time of each kind). Also reports the
+/// wake-ups per decision and per second: the work a decision brings, and its rate.
 void BM_GpuDescentDecision(benchmark::State& state, bool lowering) {
   const DescentDecisions& all = descent_decisions();
   const std::vector<Decision>& decisions = lowering ? all.lowering : all.other;
   std::size_t next = 0;
+  const std::uint64_t wakeups_before = sculpt::spacegen::CandidateBase::wakeups_on_this_thread();
   for (auto _ : state) {
     const Decision& d = decisions[next++ % decisions.size()];
     auto c = d.parent->clone();
     benchmark::DoNotOptimize(c->restrict(d.instance, d.values));
   }
+  const auto wakeups = static_cast<double>(
+      sculpt::spacegen::CandidateBase::wakeups_on_this_thread() - wakeups_before);
   state.counters["decisions_per_s"] =
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  // A decision's cost is its wake-ups (instances whose propagators ran) times their cost.
+  state.counters["wakeups_per_decision"] = wakeups / static_cast<double>(state.iterations());
+  state.counters["wakeups_per_s"] = benchmark::Counter(wakeups, benchmark::Counter::kIsRate);
   state.counters["share_of_decisions"] =
       static_cast<double>(decisions.size()) /
       static_cast<double>(all.lowering.size() + all.other.size());

@@ -312,6 +312,7 @@ Status CandidateBase::propagate() {
     for (std::size_t head = 0; head < queue_.size(); ++head) {
       const QueuedInstance q = queue_[head];
       queue_stamp(q.choice, q.index) = 0;
+      ++candidate_detail::t_wakeups;
       if (on_change(q.choice, q.ids.data(), q.old) == Status::Conflict) {
         queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(head + 1));
         clear_queue();

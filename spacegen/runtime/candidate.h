@@ -115,6 +115,8 @@ struct QueueStamps {
   std::uint64_t next_epoch = 1;
 };
 inline thread_local QueueStamps t_queue_stamps;
+/// Worklist entries this thread has processed (see CandidateBase::wakeups_on_this_thread).
+inline thread_local std::uint64_t t_wakeups = 0;
 }  // namespace candidate_detail
 
 class CandidateBase {
@@ -128,6 +130,9 @@ class CandidateBase {
   /// lowerings add. On a conflict the candidate is dead and conflict() says why.
   Status propagate();
   const std::optional<Conflict>& conflict() const { return conflict_; }
+  /// Changed instances whose propagators this thread has run (worklist entries processed),
+  /// ever: the unit propagation works in, which benchmarks divide by decisions and by time.
+  static std::uint64_t wakeups_on_this_thread() { return candidate_detail::t_wakeups; }
 
   // Type-erased view. Value indices are enum value indices or positions in an integer
   // instance's universe.

@@ -1,5 +1,6 @@
 // The type-erased view the search uses: open instances, restriction by value index, actions
-// in their stable JSON form and their replay, copies, hashes and the readable dump.
+// in their stable JSON form and their replay, copies, hashes, the readable dump and the count of
+// wake-ups.
 #include <gtest/gtest.h>
 
 #include "generated/space_transitivity/space.h"
@@ -31,6 +32,21 @@ TEST(SpacegenApi, OpenInstancesAndRestrictionThroughTheInvolution) {
   EXPECT_EQ(c->open_instances().size(), 2u);
   EXPECT_EQ(c->open_instance_count(), 2u);
   EXPECT_EQ(c->live_instance_count(), 3u);  // the fixed one stays live
+}
+
+// A wake-up is a changed instance whose propagators run: the unit the benchmarks count.
+TEST(SpacegenApi, WakeUpsCountTheChangedInstancesPropagated) {
+  auto c = three_instructions();
+  const std::uint64_t start = CandidateBase::wakeups_on_this_thread();
+  ASSERT_EQ(c->restrict({space_transitivity::choice_id::order, {0, 1}}, {0}), Status::Ok);
+  EXPECT_EQ(CandidateBase::wakeups_on_this_thread() - start, 1u);  // order(0, 1) alone
+  // order(1, 2) is BEFORE, so order(0, 2) becomes BEFORE too: two instances changed.
+  ASSERT_EQ(c->restrict({space_transitivity::choice_id::order, {1, 2}}, {0}), Status::Ok);
+  EXPECT_EQ(c->get_order(0, 2), order::BEFORE);
+  EXPECT_EQ(CandidateBase::wakeups_on_this_thread() - start, 3u);
+  // A restriction that changes nothing wakes nothing.
+  ASSERT_EQ(c->restrict({space_transitivity::choice_id::order, {0, 2}}, {0}), Status::Ok);
+  EXPECT_EQ(CandidateBase::wakeups_on_this_thread() - start, 3u);
 }
 
 TEST(SpacegenApi, ActionsRoundTripAndReplay) {
