@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -143,12 +144,14 @@ LogContents read_log(const std::filesystem::path& path) {
 
 LogLock LogLock::lock(std::filesystem::path path, int fd) {
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    const int error = errno;
-    ::close(fd);
-    throw std::runtime_error(
-        error == EWOULDBLOCK
-            ? fmt::format("{} is being written by another search of this run folder", path.string())
-            : fmt::format("cannot lock {}: {}", path.string(), std::strerror(error)));
+    if (errno == EWOULDBLOCK) {
+      ::close(fd);
+      throw std::runtime_error(
+          fmt::format("{} is being written by another search of this run folder", path.string()));
+    }
+    // A file system without locks (some network or FUSE ones) must not stop the search.
+    spdlog::warn("cannot lock {} ({}): a second search of this run folder would not be stopped",
+                 path.string(), std::strerror(errno));
   }
   return LogLock(std::move(path), fd);
 }

@@ -53,7 +53,8 @@ LogContents read_log(const std::filesystem::path& path);
 
 /// An exclusive lock on a log, held while a search writes it, so that a second search of the
 /// same run folder (a second --resume) stops rather than interleave its lines. Advisory (flock),
-/// and released when the process ends, a crash included.
+/// and released when the process ends, a crash included. Where the file system has no locks, a
+/// warning says the folder is not protected.
 class LogLock {
  public:
   /// Throws std::runtime_error when the log cannot be opened ("PATH: cannot read the log: why")
