@@ -9,13 +9,17 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <iterator>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 #include "device/evaluator.h"
 
@@ -28,23 +32,78 @@ json action_json(const spacegen::Action& action) { return json::parse(spacegen::
 
 json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
+/// How a log describes `value` in an error: the number itself, or its JSON type.
+std::string described(const json& value) {
+  if (value.is_number()) return value.dump();
+  const std::string_view type = value.type_name();
+  if (value.is_null()) return std::string(type);
+  return fmt::format("{} {}", type == "array" || type == "object" ? "an" : "a", type);
+}
+
+/// The value at `key` as a T; a value of another JSON type, or an integer T cannot hold, is an
+/// error that names the key.
+template <typename T>
+T field(const json& j, const char* key) {
+  const json& value = j.at(key);
+  std::string_view expected;
+  bool fits = false;
+  if constexpr (std::is_same_v<T, std::string>) {
+    expected = "a string";
+    fits = value.is_string();
+  } else if constexpr (std::is_same_v<T, bool>) {
+    expected = "a boolean";
+    fits = value.is_boolean();
+  } else if constexpr (std::is_integral_v<T>) {
+    expected = "an integer";
+    if (value.is_number_integer()) {
+      const bool in_range = value.is_number_unsigned()
+                                ? std::in_range<T>(value.get<std::uint64_t>())
+                                : std::in_range<T>(value.get<std::int64_t>());
+      if (!in_range)
+        throw std::invalid_argument(fmt::format("'{}' is {}, out of range", key, value.dump()));
+      fits = true;
+    }
+  } else {
+    expected = "a number";
+    fits = value.is_number();
+  }
+  if (!fits) {
+    throw std::invalid_argument(fmt::format("'{}' is {}, not {}", key, described(value), expected));
+  }
+  return value.get<T>();
+}
+
+/// field(j, key), or `fallback` where the line has no `key` (fields added since format 1).
+template <typename T>
+T optional_field(const json& j, const char* key, T fallback) {
+  return j.contains(key) ? field<T>(j, key) : fallback;
+}
+
 LogHeader header_of(const json& j) {
   LogHeader h;
   if (j.at("kind") != "header") throw std::invalid_argument("the first line is not a header");
-  h.format = j.at("format").get<int>();
+  h.format = field<int>(j, "format");
   if (h.format != 1) throw std::invalid_argument(fmt::format("unknown log format {}", h.format));
-  h.kernel = j.at("kernel").get<std::string>();
-  for (const auto& [name, value] : j.at("sizes").items()) h.sizes.emplace_back(name, value.get<std::int64_t>());
-  h.device = j.at("device").get<std::string>();
-  h.space_hash = std::stoull(j.at("space_hash").get<std::string>(), nullptr, 16);
-  h.seed = j.at("seed").get<std::uint64_t>();
-  h.algorithm = j.value("algorithm", "");
+  h.kernel = field<std::string>(j, "kernel");
+  const json& sizes = j.at("sizes");
+  for (const auto& size : sizes.items()) {
+    h.sizes.emplace_back(size.key(), field<std::int64_t>(sizes, size.key().c_str()));
+  }
+  h.device = field<std::string>(j, "device");
+  const std::string hash = field<std::string>(j, "space_hash");
+  const char* const end = hash.data() + hash.size();
+  if (const auto [stop, error] = std::from_chars(hash.data(), end, h.space_hash, 16);
+      error != std::errc() || stop != end) {
+    throw std::invalid_argument(fmt::format("'space_hash' is '{}', not a hexadecimal hash", hash));
+  }
+  h.seed = field<std::uint64_t>(j, "seed");
+  h.algorithm = optional_field<std::string>(j, "algorithm", "");
   return h;
 }
 
 /// The number at `key`: finite and at least `least` (and above it when `strictly`).
 double number_at(const json& j, const char* key, double least, bool strictly = false) {
-  const double v = j.at(key).get<double>();
+  const double v = field<double>(j, key);
   if (!std::isfinite(v) || v < least || (strictly && v == least)) {
     throw std::invalid_argument(fmt::format("{} is {:g}, not a number {} {:g}", key, v,
                                             strictly ? "above" : "of at least", least));
@@ -58,7 +117,7 @@ double number_at(const json& j, const char* key, double least, bool strictly = f
 LogEvaluation evaluation_of(const json& j, std::optional<std::int64_t> previous_id) {
   LogEvaluation e;
   if (j.at("kind") != "evaluation") throw std::invalid_argument("not an evaluation line");
-  e.id = j.at("id").get<std::int64_t>();
+  e.id = field<std::int64_t>(j, "id");
   if (e.id < 0 || (previous_id && e.id <= *previous_id)) {
     throw std::invalid_argument(
         previous_id
@@ -73,7 +132,7 @@ LogEvaluation evaluation_of(const json& j, std::optional<std::int64_t> previous_
   }
   if (!j.at("bound_ns").is_null()) e.bound_ns = number_at(j, "bound_ns", 0);
   if (!j.at("time_ns").is_null()) e.time_ns = number_at(j, "time_ns", 0, /*strictly=*/true);
-  e.check = j.at("check").get<std::string>();
+  e.check = field<std::string>(j, "check");
   const std::optional<device::Check> check = device::check_from_string(e.check);
   if (!check) {
     std::vector<std::string_view> known;
@@ -86,11 +145,24 @@ LogEvaluation evaluation_of(const json& j, std::optional<std::int64_t> previous_
   }
   e.t = number_at(j, "t", 0);
   if (j.contains("spread_ns")) e.spread_ns = number_at(j, "spread_ns", 0);
-  e.runs = j.value("runs", 0);
+  e.runs = optional_field<int>(j, "runs", 0);
   if (e.runs < 0) throw std::invalid_argument(fmt::format("runs is {}, a negative count", e.runs));
-  e.cut_short = j.value("cut_short", false);
-  e.message = j.value("message", "");
+  e.cut_short = optional_field<bool>(j, "cut_short", false);
+  e.message = optional_field<std::string>(j, "message", "");
   return e;
+}
+
+/// nlohmann's message without its "[json.exception.parse_error.101] " tag, and a parse error's
+/// place on the line ("column 12: ...": a line is parsed alone, so it is always on line 1).
+std::string json_error(const json::exception& e) {
+  std::string_view message = e.what();
+  if (const std::size_t tag_end = message.find("] ");
+      message.starts_with("[json.exception.") && tag_end != std::string_view::npos) {
+    message.remove_prefix(tag_end + 2);
+  }
+  constexpr std::string_view kParseAt = "parse error at line 1, ";
+  if (message.starts_with(kParseAt)) message.remove_prefix(kParseAt.size());
+  return std::string(message);
 }
 
 // The length of `text` up to its last newline. A crash may leave a last line without its newline:
@@ -126,6 +198,9 @@ LogContents read_log(const std::filesystem::path& path) {
   }
   for (std::size_t i = 0; i < lines.size(); ++i) {
     try {
+      if (lines[i].find_first_not_of(" \t\r") == std::string::npos) {
+        throw std::invalid_argument("an empty line (a log holds one JSON object per line)");
+      }
       const json j = json::parse(lines[i]);
       if (i == 0) {
         log.header = header_of(j);
@@ -134,6 +209,9 @@ LogContents read_log(const std::filesystem::path& path) {
             j, log.evaluations.empty() ? std::nullopt
                                        : std::optional<std::int64_t>(log.evaluations.back().id)));
       }
+    } catch (const json::exception& e) {
+      log.error = fmt::format("{}:{}: {}", path.string(), i + 1, json_error(e));
+      return log;
     } catch (const std::exception& e) {
       log.error = fmt::format("{}:{}: {}", path.string(), i + 1, e.what());
       return log;

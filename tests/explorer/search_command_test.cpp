@@ -127,6 +127,43 @@ TEST(SearchCommand, AResumeWritesTheBestCodeAgain) {
   std::filesystem::remove_all(dir);
 }
 
+// Lines that are not the JSON of a log line: the message says where and why, in the log's
+// terms (the key and what it holds), without nlohmann's tags.
+TEST(EventLog, UnreadableLinesSayWhereAndWhy) {
+  const std::filesystem::path dir = fresh_dir("unreadable");
+  std::filesystem::create_directories(dir);
+  const std::string header =
+      R"({"kind":"header","format":1,"kernel":"axpy","sizes":{"n":64},"device":"cpu",)"
+      R"("space_hash":"0000000000001234","seed":1,"algorithm":"random"})"
+      "\n";
+  const std::string evaluation =
+      R"({"kind":"evaluation","id":0,"actions":[],"bound_ns":null,"time_ns":5.0,"check":"ok",)"
+      R"("t":0.5,"spread_ns":0.1,"runs":3})";
+  const std::pair<std::string, std::string> cases[] = {
+      {header + "\n" + evaluation + "\n",
+       ":2: an empty line (a log holds one JSON object per line)"},
+      {header + R"({"kind":"evaluation",)" + "\n",
+       ":2: column 22: syntax error while parsing object key - unexpected end of input; expected "
+       "string literal"},
+      {header + R"({"kind":"evaluation"})" + "\n", ":2: key 'id' not found"},
+      {header + std::regex_replace(evaluation, std::regex(R"("id":0)"), R"("id":"0")") + "\n",
+       ":2: 'id' is a string, not an integer"},
+      {header + std::regex_replace(evaluation, std::regex(R"("runs":3)"), R"("runs":1e3)") + "\n",
+       ":2: 'runs' is 1000.0, not an integer"},
+      {header + std::regex_replace(evaluation, std::regex(R"("runs":3)"), R"("runs":3000000000)") +
+           "\n",
+       ":2: 'runs' is 3000000000, out of range"},
+      {std::regex_replace(header, std::regex("0000000000001234"), "12x4"),
+       ":1: 'space_hash' is '12x4', not a hexadecimal hash"},
+  };
+  for (const auto& [text, message] : cases) {
+    std::ofstream(dir / "log.jsonl") << text;
+    const LogContents log = read_log(dir / "log.jsonl");
+    EXPECT_EQ(log.error, (dir / "log.jsonl").string() + message) << text;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(EventLog, ACutShortEvaluationSaysSo) {
   const std::filesystem::path dir = fresh_dir("cut_short");
   std::filesystem::create_directories(dir);
