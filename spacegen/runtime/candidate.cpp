@@ -89,8 +89,8 @@ std::optional<Action> action_from_json(std::string_view text, std::string* error
   Action action;
   action.choice = j["choice"].get<std::string>();
   for (const auto& o : j["objects"]) {
-    if (!o.is_number_unsigned()) {
-      *error = "object ids must be non-negative integers";
+    if (!o.is_number_unsigned() || !std::in_range<ObjectId>(o.get<std::uint64_t>())) {
+      *error = "object ids must be non-negative 32-bit integers";
       return std::nullopt;
     }
     action.objects.push_back(o.get<ObjectId>());

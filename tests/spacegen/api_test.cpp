@@ -76,6 +76,11 @@ TEST(SpacegenApi, BadActionsAreReportedNotThrown) {
   EXPECT_FALSE(action_from_json("{\"choice\":1}", &error).has_value());
   EXPECT_FALSE(error.empty());
   EXPECT_FALSE(action_from_json("not json", &error).has_value());
+  // An id past 32 bits is refused, not cut to another object's.
+  EXPECT_FALSE(
+      action_from_json(R"({"choice":"order","objects":[4294967296,1],"value":"BEFORE"})", &error)
+          .has_value());
+  EXPECT_EQ(error, "object ids must be non-negative 32-bit integers");
   EXPECT_EQ(c->apply({Action{"order", {0, 1}, {"SIDEWAYS"}}}), Status::Conflict);
   EXPECT_EQ(c->conflict()->origin, "replay");
   EXPECT_EQ(c->conflict()->to_string(),
