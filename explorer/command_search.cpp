@@ -33,7 +33,7 @@ struct SearchCommandOptions {
   std::string device = "auto";
   std::string algorithm = "random";
   std::int64_t evals = 100;
-  std::string budget;
+  std::optional<std::string> budget;
   std::uint64_t seed = 1;
   double cutoff = 4;
   std::string out;
@@ -115,8 +115,8 @@ int run_search(const SearchCommandOptions& o) {
     return fail(fmt::format("--cutoff {} is neither 0 (off) nor a factor of at least 1", o.cutoff));
   }
   std::optional<double> budget;
-  if (!o.budget.empty() && !(budget = parse_budget(o.budget))) {
-    return fail("malformed --budget '" + o.budget +
+  if (o.budget && !(budget = parse_budget(*o.budget))) {
+    return fail("malformed --budget '" + *o.budget +
                 "' (expected numbers with s, m or h: 90s, 10m, 1h30m)");
   }
   std::string error;

@@ -44,6 +44,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadSearch{"SizeArity", {"--kernel", "matmul", "--size", "12x3"}, "has 2 fields"},
         BadSearch{
             "MalformedBudget", {"--kernel", "axpy", "--budget", "5 minutes"}, "malformed --budget"},
+        BadSearch{"EmptyBudget", {"--kernel", "axpy", "--budget", ""}, "malformed --budget ''"},
         BadSearch{"BudgetPartWithoutUnit",
                   {"--kernel", "axpy", "--budget", "1h30"},
                   "malformed --budget '1h30' (expected numbers with s, m or h: 90s, 10m, 1h30m)"},
