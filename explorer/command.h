@@ -27,6 +27,10 @@ struct Command {
 /// "-1" and numbers past 2^64 - 1 as some other seed).
 CLI::Option* add_seed_option(CLI::App& app, std::uint64_t& seed, const std::string& description);
 
+/// `--size` of a subcommand: a zoo kernel's sizes ("1024x1024x1024"); left out, the kernel's
+/// defaults. An empty value (an unset shell variable) is an error, not the defaults.
+CLI::Option* add_size_option(CLI::App& app, std::string& size);
+
 /// Every subcommand's registration, in the order `sculpt --help` lists them.
 std::vector<Command> add_commands(CLI::App& sculpt);
 

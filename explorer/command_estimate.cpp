@@ -181,7 +181,7 @@ Command add_estimate_command(CLI::App& sculpt) {
   CLI::App* app = sculpt.add_subcommand(
       "estimate", "Estimate the number of fully specified candidates of a kernel's space");
   app->add_option("--kernel", options->kernel, "Zoo kernel (see `sculpt kernels`)")->required();
-  app->add_option("--size", options->size, "Problem size, e.g. 1024x1024x1024 (default sizes)");
+  add_size_option(*app, options->size);
   app->add_option("--method", options->method, "knuth, chen or both")->capture_default_str();
   app->add_option("--samples", options->samples,
                   "Knuth descents, and Chen probes unless --probes (the paper took 100000 and "

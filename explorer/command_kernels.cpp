@@ -102,7 +102,7 @@ Command add_kernels_command(CLI::App& sculpt) {
   auto options = std::make_shared<KernelsOptions>();
   CLI::App* app = sculpt.add_subcommand("kernels", "List the kernel zoo, or describe one kernel");
   app->add_option("name", options->name, "Kernel to describe");
-  app->add_option("--size", options->size, "Problem size, e.g. 1024x1024x1024 (default sizes)");
+  add_size_option(*app, options->size);
   app->add_flag("--backbone", options->backbone, "Print the kernel's backbone");
   app->add_flag("--dependences", options->dependences,
                 "Print the dependences computed with isl and what they allow");

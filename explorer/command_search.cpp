@@ -293,7 +293,7 @@ Command add_search_command(CLI::App& sculpt) {
   auto o = std::make_shared<SearchCommandOptions>();
   CLI::App* app = sculpt.add_subcommand("search", "Search implementations of a zoo kernel");
   app->add_option("--kernel", o->kernel, "Kernel of the zoo (see `sculpt kernels`)")->required();
-  app->add_option("--size", o->size, "Problem size, e.g. 1024x1024x1024 (default sizes)");
+  add_size_option(*app, o->size);
   app->add_option("--device", o->device, "auto (the GPU when one answers), cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();

@@ -21,6 +21,16 @@ CLI::Option* add_seed_option(CLI::App& app, std::uint64_t& seed, const std::stri
   return app.add_option("--seed", seed, description)->check(whole_uint64)->capture_default_str();
 }
 
+CLI::Option* add_size_option(CLI::App& app, std::string& size) {
+  const CLI::Validator not_empty(
+      [](std::string& text) -> std::string {
+        return text.empty() ? "empty (leave --size out for the kernel's default sizes)" : "";
+      },
+      "");
+  return app.add_option("--size", size, "Problem size, e.g. 1024x1024x1024 (default sizes)")
+      ->check(not_empty);
+}
+
 std::vector<Command> add_commands(CLI::App& sculpt) {
   // Subcommands (kernels, estimate, search, replay, report, characterize) register here as
   // the stages they need land.

@@ -98,6 +98,28 @@ TEST(SearchCommandErrors, ForeignAndCorruptLogsAreRefused) {
   std::filesystem::remove_all(dir);
 }
 
+// An empty --size (an unset shell variable) would silently mean the default sizes.
+TEST(SizeOption, AnEmptySizeIsRefused) {
+  for (const std::string command : {"search", "estimate", "kernels"}) {
+    CLI::App app;
+    const std::vector<Command> commands = add_commands(app);
+    std::vector<const char*> argv = {"sculpt", command.c_str()};
+    if (command == "kernels") {
+      argv.push_back("axpy");
+    } else {
+      argv.insert(argv.end(), {"--kernel", "axpy"});
+    }
+    argv.insert(argv.end(), {"--size", ""});
+    try {
+      app.parse(static_cast<int>(argv.size()), argv.data());
+      ADD_FAILURE() << command << " took an empty --size";
+    } catch (const CLI::ValidationError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "--size: empty (leave --size out for the kernel's default sizes)");
+    }
+  }
+}
+
 // CLI11 alone reads a seed of -1 or past 2^64 - 1 as another seed; both commands refuse them.
 TEST(SeedOption, OnlyWholeUnsigned64BitIntegers) {
   for (const std::string command : {"search", "estimate"}) {
