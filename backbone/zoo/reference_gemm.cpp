@@ -13,14 +13,6 @@ void reference_gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixView a
   tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, m), [&](const auto& rows) {
     std::vector<double> sums(static_cast<std::size_t>(n));
     for (std::int64_t i = rows.begin(); i < rows.end(); ++i) {
-      // A matrix-vector product: one dot product per row.
-      if (n == 1) {
-        double sum = 0;
-        for (std::int64_t l = 0; l < k; ++l) sum += a.at(i, l) * b.at(l, 0);
-        sums[0] = sum;
-        row(i, sums);
-        continue;
-      }
       std::fill(sums.begin(), sums.end(), 0.0);
       for (std::int64_t l = 0; l < k; ++l) {
         const double a_il = a.at(i, l);
