@@ -167,11 +167,15 @@ int run_search(const SearchCommandOptions& o) {
 
   std::map<std::string, std::int64_t> counts;
   std::optional<LogEvaluation> best;
+  // Whether `e`, logged or new, is faster than the best so far.
+  const auto improves = [&best](const LogEvaluation& e) {
+    return e.check == "ok" && (!best || *e.time_ns < *best->time_ns);
+  };
   std::size_t best_line = 0;
   for (std::size_t i = 0; i < previous.size(); ++i) {
     const LogEvaluation& e = previous[i];
     ++counts[e.check];
-    if (e.check == "ok" && (!best || *e.time_ns < *best->time_ns)) {
+    if (improves(e)) {
       best = e;
       best_line = i + 2;  // after the header, 1-based
     }
@@ -242,7 +246,7 @@ int run_search(const SearchCommandOptions& o) {
             entry.message = e.evaluation.message.substr(0, 2000);
             log->write(entry);
             ++counts[entry.check];
-            if (entry.check == "ok" && (!best || *entry.time_ns < *best->time_ns)) {
+            if (improves(entry)) {
               best = entry;
               write_best_code(dir, e.code, entry.id, what, format_time(*entry.time_ns));
             }
