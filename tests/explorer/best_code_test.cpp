@@ -4,10 +4,10 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <fstream>
 #include <sstream>
+
+#include "tests/explorer/command_test_util.h"
 
 namespace sculpt::explorer {
 namespace {
@@ -15,9 +15,7 @@ namespace {
 class BestCode : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ =
-        std::filesystem::temp_directory_path() / ("sculpt_best_code_" + std::to_string(getpid()));
-    std::filesystem::remove_all(dir_);
+    dir_ = fresh_dir("best_code");
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }

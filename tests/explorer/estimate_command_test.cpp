@@ -4,17 +4,14 @@
 // exit with the usage code and one message on stderr.
 #include <gtest/gtest.h>
 
-#include <signal.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "tests/explorer/command_test_util.h"
 #include "tests/explorer/run_sculpt.h"
 
 namespace sculpt::explorer {
@@ -39,32 +36,18 @@ TEST(EstimateCommand, ReportsBothMethods) {
   EXPECT_TRUE(outcome.err.empty()) << outcome.err;
 }
 
-extern "C" void ignore_late_interrupt(int) {}
-
 // A Ctrl-C stops the sampling: the estimates of the samples finished are printed, Chen's is not
 // started, and the exit status says which signal.
 TEST(EstimateCommand, ACtrlCPrintsTheEstimateOfTheSamplesFinished) {
-  // Should the estimate end before the signal comes, the signal must not end the test.
-  const sighandler_t before = std::signal(SIGINT, ignore_late_interrupt);
-  std::atomic<bool> estimating{true};
-  std::thread interrupter([&] {
-    // Once the command catches SIGINT (it does while it samples), and a few samples later.
-    const auto catching = [] {
-      struct sigaction now {};
-      sigaction(SIGINT, nullptr, &now);
-      return now.sa_handler != ignore_late_interrupt;
-    };
-    for (int i = 0; i < 6000 && estimating && !catching(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+  // Once the command catches SIGINT (it does while it samples), and a few samples later.
+  Interrupter interrupter([] {
+    if (!Interrupter::command_catches()) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    if (estimating) kill(getpid(), SIGINT);
+    return true;
   });
   const Outcome outcome = run_estimate({"--kernel", "matmul", "--size", "256x256x32", "--samples",
                                         "10000000", "-j", "1", "--method", "both"});
-  estimating = false;
-  interrupter.join();
-  std::signal(SIGINT, before);
+  interrupter.stop();
   EXPECT_EQ(outcome.code, kExitInterrupted + SIGINT) << outcome.err;
   EXPECT_NE(outcome.out.find(" of 10000000 samples, dead ends "), std::string::npos) << outcome.out;
   EXPECT_EQ(outcome.out.find("\nchen "), std::string::npos) << outcome.out;

@@ -4,8 +4,6 @@
 // one message.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +13,7 @@
 #include <sstream>
 
 #include "explorer/event_log.h"
+#include "tests/explorer/command_test_util.h"
 #include "tests/explorer/run_sculpt.h"
 
 namespace sculpt::explorer {
@@ -65,9 +64,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& param) { return param.param.name; });
 
 TEST(SearchCommandErrors, ForeignAndCorruptLogsAreRefused) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("sculpt_search_errors_" + std::to_string(getpid()));
-  std::filesystem::remove_all(dir);
+  const std::filesystem::path dir = fresh_dir("search_errors");
   ASSERT_EQ(run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device", "cpu", "--evals",
                         "1", "--out", dir.string()})
                 .code,
@@ -160,9 +157,7 @@ class DamagedLogs : public testing::TestWithParam<DamagedLog> {};
 // A resume reads every line before it searches: a damaged one is refused with its line, rather
 // than searched on (a negative time would become the best, a missing one was read as garbage).
 TEST_P(DamagedLogs, AreRefusedWithTheLine) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("sculpt_damaged_log_" + std::to_string(getpid()));
-  std::filesystem::remove_all(dir);
+  const std::filesystem::path dir = fresh_dir("damaged_log");
   const std::vector<std::string> args = {"search", "--kernel", "axpy",      "--size",
                                          "64",     "--device", "cpu",       "--evals",
                                          "3",      "--out",    dir.string()};
@@ -221,9 +216,7 @@ INSTANTIATE_TEST_SUITE_P(
 // Sizes whose arrays cannot fit in memory stop with the size the problem needs, not with an
 // allocation failure (this one would need 7.6 TB: A's elements are 32 apart).
 TEST(SearchCommandErrors, ProblemLargerThanMemory) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("sculpt_search_huge_" + std::to_string(getpid()));
-  std::filesystem::remove_all(dir);
+  const std::filesystem::path dir = fresh_dir("search_huge");
   const Outcome outcome =
       run_sculpt({"search", "--kernel", "strided_matmul", "--size", "165000x165000x165000",
                   "--device", "cpu", "--evals", "1", "--out", dir.string()});

@@ -2,33 +2,23 @@
 // resuming a search (after a crash, or after a Ctrl-C), the best code saved.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 #include <filesystem>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <regex>
-#include <thread>
 
 #include "explorer/best_code.h"
 #include "explorer/event_log.h"
+#include "tests/explorer/command_test_util.h"
 #include "tests/explorer/run_sculpt.h"
 #include "tests/support/full_disk.h"
 
 namespace sculpt::explorer {
 namespace {
-
-std::filesystem::path fresh_dir(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("sculpt_search_test_" + name + "_" + std::to_string(getpid()));
-  std::filesystem::remove_all(dir);
-  return dir;
-}
 
 TEST(SearchCommand, LogsEveryEvaluationAndResumes) {
   const std::filesystem::path dir = fresh_dir("resume");
@@ -66,9 +56,9 @@ TEST(SearchCommand, LogsEveryEvaluationAndResumes) {
   EXPECT_LT(std::stod(best[2]), 1000) << first.out;
 
   // Resuming continues the log up to the new total, with fresh ids.
-  const Outcome resumed = run_sculpt({"search", "--kernel", "axpy", "--size", "256", "--device",
-                                      "cpu", "--evals", "9", "--seed", "3", "--out", dir.string(),
-                                      "--resume"});
+  const Outcome resumed =
+      run_sculpt({"search", "--kernel", "axpy", "--size", "256", "--device", "cpu", "--evals", "9",
+                  "--seed", "3", "--out", dir.string(), "--resume"});
   ASSERT_EQ(resumed.code, kExitOk) << resumed.err;
   log = read_log(dir / "log.jsonl");
   ASSERT_TRUE(log.ok()) << log.error;
@@ -237,8 +227,6 @@ TEST(SearchCommand, TruncatedLastLineIsTheEvaluationInFlight) {
   std::filesystem::remove_all(dir);
 }
 
-extern "C" void ignore_late_interrupt(int) {}
-
 std::size_t line_count(const std::filesystem::path& path) {
   std::ifstream in(path);
   return static_cast<std::size_t>(
@@ -247,21 +235,11 @@ std::size_t line_count(const std::filesystem::path& path) {
 
 TEST(SearchCommand, ACtrlCStopsTheSearchWithItsSummaryAndAResumableLog) {
   const std::filesystem::path dir = fresh_dir("interrupted");
-  // Should the search end before the signal comes, the signal must not end the test.
-  const sighandler_t before = std::signal(SIGINT, ignore_late_interrupt);
-  std::atomic<bool> searching{true};
-  std::thread interrupter([&] {
-    // Once two evaluations are logged (or after a minute, when the search failed).
-    for (int i = 0; i < 6000 && searching && line_count(dir / "log.jsonl") < 3; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    if (searching) kill(getpid(), SIGINT);
-  });
+  // Once two evaluations are logged.
+  Interrupter interrupter([&] { return line_count(dir / "log.jsonl") >= 3; });
   const Outcome interrupted = run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device",
                                           "cpu", "--evals", "1000", "--out", dir.string()});
-  searching = false;
-  interrupter.join();
-  std::signal(SIGINT, before);
+  interrupter.stop();
 
   EXPECT_EQ(interrupted.code, kExitInterrupted + SIGINT) << interrupted.err;
   EXPECT_NE(interrupted.err.find("interrupted by SIGINT"), std::string::npos) << interrupted.err;
