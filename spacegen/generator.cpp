@@ -1954,7 +1954,11 @@ class Generator {
         case ChoiceKind::Counter:
           w.line("Interval derive_" + name + "(" + id_params(n) + ") const;");
           w.line("Status update_" + name + "(" + id_params_comma(n) +
-                 "Interval old_term, Interval new_term);");
+                 "Interval old_term, Interval new_term" +
+                 (enforced_term_wise(*choice.counter)
+                      ? ", sculpt::spacegen::Truth counted, Interval value"
+                      : "") +
+                 ");");
           w.line("Status set_state_" + name + "(" + id_params_comma(n) +
                  "const sculpt::spacegen::CounterState& state);");
           w.line("Status enforce_" + name + "(" + id_params(n) + ");");
@@ -3314,6 +3318,14 @@ class Generator {
     return w.text();
   }
 
+  /// Whether each term of the counter is enforced against the counter alone (sums and
+  /// products): when a term changes and the counter stays as it was, only that term can be cut.
+  /// A maximum's lower bound forces its last witness, which any term's change may make: its
+  /// terms are enforced together.
+  static bool enforced_term_wise(const spacedsl::Counter& counter) {
+    return counter.op != spacedsl::CounterOp::Max;
+  }
+
   void emit_counter(CodeWriter& w, std::size_t i) const {
     ChoiceId c = counter_ids_[i];
     const auto& choice = m_.choices[c];
@@ -3348,11 +3360,15 @@ class Generator {
     w.close();
     w.line();
 
-    w.comment("One term of " + name + " changed from old_term to new_term.");
+    const bool term_wise = enforced_term_wise(counter);
+    w.comment("One term of " + name + " changed from old_term to new_term" +
+              (term_wise ? " (now `value`, counted if `counted`)." : "."));
     w.open("Status Candidate::update_" + name + "(" + id_params_comma(n) +
-           "Interval old_term, Interval new_term)");
+           "Interval old_term, Interval new_term" +
+           (term_wise ? ", Truth counted, Interval value" : "") + ")");
     w.line("CounterState s = counter_state(" + choice_id(c) + ", index_" + name + "(" + args_ids +
            "));");
+    if (term_wise) w.line("const CounterState old = s;");
     w.line("if (!replace_term(" + op + ", " + (half ? "true" : "false") +
            ", s, old_term, new_term)) {");
     w.line("  const Interval d = derive_" + name + "(" + args_ids + ");");
@@ -3360,6 +3376,11 @@ class Generator {
     w.line("  s.hi = d.hi;");
     w.line("}");
     if (half) w.line("s.hi = kInfinity;");
+    if (term_wise) {
+      w.line("// Unchanged, it wakes nothing its readers or other terms would learn from.");
+      w.line("if (s.lo == old.lo && s.hi == old.hi && !term_needs_enforcing(" + op +
+             ", s, counted, value)) return Status::Ok;");
+    }
     w.line("return set_state_" + name + "(" + args_ids + (n ? ", " : "") + "s);");
     w.close();
     w.line();
@@ -3392,20 +3413,26 @@ class Generator {
         if (old_value == new_value) {  // the change is not the value's: read it once
           w.line("const Interval value = " + new_value + ";");
           old_value = new_value = "value";
+        } else if (term_wise) {  // read once for the term and for its enforcement
+          w.line("const Interval new_value = " + new_value + ";");
+          new_value = "new_value";
         }
         emit_term(w, i, "old_counted", old_value, "old_term");
         emit_term(w, i, "new_counted", new_value, "new_term");
-        std::string ids;
-        for (std::size_t a = 0; a < n; ++a) ids += scope.names[a] + ", ";
-        w.open("if (old_term != new_term)");
-        w.line(check("update_" + name + "(" + ids + "old_term, new_term)"));
-        w.close();
-        w.open("else if (new_counted != Truth::False)");
         std::string args;
         for (std::size_t a = 0; a < n; ++a) args += (a ? ", " : "") + scope.names[a];
+        const std::string index = "index_" + name + "(" + args + ")";
+        w.open("if (old_term != new_term)");
+        w.line(check("update_" + name + "(" + args + (n ? ", " : "") + "old_term, new_term" +
+                     (term_wise ? ", new_counted, " + new_value : "") + ")"));
+        w.close();
+        w.open("else if (new_counted != Truth::False" +
+               (term_wise ? " && term_needs_enforcing(" + op + ", counter_state(" + choice_id(c) +
+                                ", " + index + "), new_counted, " + new_value + ")"
+                          : std::string()) +
+               ")");
         w.line("// The term's conditions may still have changed what the bounds force.");
-        w.line("enqueue(" + choice_id(c) + ", index_" + name + "(" + args + "), {" + args +
-               "}, 0);");
+        w.line("enqueue(" + choice_id(c) + ", " + index + ", {" + args + "}, 0);");
         w.close();
         w.close();
       });

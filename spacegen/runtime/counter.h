@@ -146,4 +146,14 @@ inline bool max_witness(const CounterState& s, Truth counted, Interval value) {
   return r;
 }
 
+/// Whether the bounds on a sum or a product forbid, force or cut one of its terms (what its
+/// enforcement would restrict), the rest of the counter being `s`.
+inline bool term_needs_enforcing(CounterOp op, const CounterState& s, Truth counted,
+                                 Interval value) {
+  if (counted == Truth::False || within_bounds(s)) return false;
+  const TermSlack slack = term_slack(op, s, counted, value);
+  return slack.forbid || slack.force ||
+         (counted == Truth::True && (value.lo < slack.value.lo || value.hi > slack.value.hi));
+}
+
 }  // namespace sculpt::spacegen

@@ -142,6 +142,37 @@ TEST(SpacegenCounterMul, LargeSizeForbidsCounting) {
   EXPECT_EQ(c->get_kind(0), space_counter_mul::values::kind::LOOP);
 }
 
+// A term whose change leaves the counter as it was wakes it only when the bounds now cut that
+// term: the counter's readers and its other terms have nothing new to learn.
+TEST(SpacegenCounterMul, UnchangedCounterWakesOnlyForATermToCut) {
+  Backbone fun;
+  fun.add_dim({1, 2});
+  fun.add_dim({1, 2});
+  auto c = make_candidate<space_counter_mul::Candidate>(fun);
+  using namespace space_counter_mul::values;
+  const std::uint64_t start = CandidateBase::wakeups_on_this_thread();
+  // Counted, size(0) still brings [1, 2]: the product stays [1, 4], well under 16.
+  ASSERT_EQ(c->restrict_kind(0, kind::THREAD), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_threads(), (Interval{1, 4}));
+  EXPECT_EQ(CandidateBase::wakeups_on_this_thread() - start, 1u);  // kind(0) alone
+}
+
+TEST(SpacegenCounterMul, UnchangedCounterStillCutsTheTermNowCounted) {
+  Backbone fun;
+  fun.add_dim({1, 2, 4, 8, 16});
+  fun.add_dim({2});
+  auto c = make_candidate<space_counter_mul::Candidate>(fun);
+  using namespace space_counter_mul::values;
+  ASSERT_EQ(c->restrict_kind(1, kind::THREAD), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->values_size(0), (Values{1, 2, 4, 8, 16}));
+  // Counted or not, size(0) brings [1, 16] to the product; counted, it may bring 8 at most.
+  ASSERT_EQ(c->restrict_kind(0, kind::THREAD), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->values_size(0), (Values{1, 2, 4, 8}));
+}
+
 TEST(SpacegenCounterMax, LargestCountedValueCappedByTheBound) {
   Backbone fun;
   fun.add_dim({2, 4});
