@@ -158,6 +158,11 @@ KnuthEstimate knuth_estimate(const CandidateBase& root, std::size_t samples,
 // With the depth alone as the stratifier a probe is Knuth's descent; with one stratum per node
 // it counts exactly. The stratifier is the paper's: (depth, open choices left), depth first, so a
 // stratum is taken out only once every node that can fall into it has been filed.
+//
+// Children fall one level deeper than their parent, so the strata of one depth are all known
+// once the first is taken out: they are expanded in parallel, a batch at a time (which bounds
+// the children held at once), then filed in the order the sequential algorithm files them, so a
+// probe draws the same numbers and gives the same estimate on any number of threads.
 ChenProbe chen_probe(const CandidateBase& root, std::mt19937_64& rng,
                      const std::function<bool()>& stop_requested) {
   ChenProbe probe;
@@ -166,33 +171,61 @@ ChenProbe chen_probe(const CandidateBase& root, std::mt19937_64& rng,
     std::unique_ptr<CandidateBase> node;
     double weight = 0;
   };
+  struct Expansion {
+    std::vector<std::unique_ptr<CandidateBase>> children;
+    std::size_t propagations = 0;
+    bool leaf = false;
+  };
   using Key = std::pair<std::size_t, std::size_t>;  // (depth, open choices left)
+  constexpr std::size_t kBatch = 256;
   std::map<Key, Stratum> queue;
   queue.emplace(Key{0, root.open_instance_count()}, Stratum{root.clone(), 1});
   std::uniform_real_distribution<double> uniform(0, 1);
+  std::vector<Stratum> level;
+  std::vector<Expansion> expansions;
   while (!queue.empty()) {
-    auto first = queue.begin();
-    const std::size_t depth = first->first.first;
-    const Stratum stratum = std::move(first->second);
-    queue.erase(first);
-    const std::optional<InstanceRef> choice = stratum.node->first_open_instance();
-    if (!choice) {
-      probe.leaves += stratum.weight;
-      continue;
+    const std::size_t depth = queue.begin()->first.first;
+    level.clear();
+    while (!queue.empty() && queue.begin()->first.first == depth) {
+      level.push_back(std::move(queue.begin()->second));
+      queue.erase(queue.begin());
     }
-    // A probe takes up to minutes on large spaces: a stop request must not wait for it.
-    if (stop_requested && stop_requested()) {
-      probe.finished = false;
-      return probe;
-    }
-    ++probe.expanded;
-    for (std::unique_ptr<CandidateBase>& child :
-         valid_children(*stratum.node, *choice, &probe.propagations)) {
-      const Key key{depth + 1, child->open_instance_count()};
-      auto [it, inserted] = queue.try_emplace(key);
-      Stratum& filed = it->second;
-      filed.weight += stratum.weight;
-      if (inserted || uniform(rng) < stratum.weight / filed.weight) filed.node = std::move(child);
+    for (std::size_t first = 0; first < level.size(); first += kBatch) {
+      const std::size_t count = std::min(kBatch, level.size() - first);
+      // A probe takes up to minutes on large spaces: a stop request must not wait for it.
+      if (stop_requested && stop_requested()) {
+        probe.finished = false;
+        return probe;
+      }
+      expansions.clear();
+      expansions.resize(count);
+      tbb::parallel_for(std::size_t{0}, count, [&](std::size_t i) {
+        const CandidateBase& node = *level[first + i].node;
+        const std::optional<InstanceRef> choice = node.first_open_instance();
+        if (!choice) {
+          expansions[i].leaf = true;
+          return;
+        }
+        expansions[i].children = valid_children(node, *choice, &expansions[i].propagations);
+      });
+      for (std::size_t i = 0; i < count; ++i) {
+        const double weight = level[first + i].weight;
+        level[first + i].node.reset();
+        Expansion& expansion = expansions[i];
+        if (expansion.leaf) {
+          probe.leaves += weight;
+          continue;
+        }
+        ++probe.expanded;
+        probe.propagations += expansion.propagations;
+        for (std::unique_ptr<CandidateBase>& child : expansion.children) {
+          const Key key{depth + 1, child->open_instance_count()};
+          auto [it, inserted] = queue.try_emplace(key);
+          Stratum& filed = it->second;
+          filed.weight += weight;
+          if (inserted || uniform(rng) < weight / filed.weight) filed.node = std::move(child);
+        }
+      }
     }
   }
   return probe;

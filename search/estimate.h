@@ -52,9 +52,10 @@ struct Sampling {
   /// Called after each sample with the number of samples done, one call at a time, from the
   /// sampling threads.
   std::function<void(std::size_t done)> on_sample;
-  /// Asked before each sample and, in Chen's probes, before each node's expansion: once it
-  /// answers true (a Ctrl-C), no sample starts and the probes under way are dropped. The
-  /// estimate is then that of the samples finished (its `samples`; maybe none).
+  /// Asked before each sample and, in Chen's probes, before each batch of expansions (up to 256
+  /// nodes of one depth, expanded in parallel): once it answers true (a Ctrl-C), no sample
+  /// starts and the probes under way are dropped. The estimate is then that of the samples
+  /// finished (its `samples`; maybe none).
   std::function<bool()> stop_requested;
 };
 
@@ -84,7 +85,9 @@ KnuthEstimate knuth_estimate(const spacegen::CandidateBase& root, std::size_t sa
                              const Sampling& sampling = {});
 
 /// One probe of Chen's heuristic sampling (see estimate.cpp), over strata keyed by the
-/// lexicographic pair (depth, open choices left), as in the paper.
+/// lexicographic pair (depth, open choices left), as in the paper. The strata of one depth are
+/// expanded in parallel (TBB, in the caller's arena); the probe is the same on any number of
+/// threads.
 struct ChenProbe {
   /// The sum of the weights of the leaves reached.
   double leaves = 0;

@@ -245,11 +245,17 @@ TEST(Estimate, AStopRequestKeepsTheSamplesFinished) {
   EXPECT_EQ(knuth.leaves.mean, five.leaves.mean);
   EXPECT_EQ(knuth.mean_depth, five.mean_depth);
 
+  // A probe is asked before expanding each depth (in batches of up to 256 strata).
   std::mt19937_64 rng(1);
   std::size_t asked = 0;
   const ChenProbe cut = chen_probe(*root, rng, [&] { return ++asked > 2; });
   EXPECT_FALSE(cut.finished);
-  EXPECT_EQ(cut.expanded, 2u);
+  EXPECT_EQ(asked, 3u);
+  std::mt19937_64 same(1);
+  const ChenProbe complete = chen_probe(*root, same);
+  EXPECT_TRUE(complete.finished);
+  EXPECT_GT(cut.expanded, 1u);
+  EXPECT_LT(cut.expanded, complete.expanded);
   Sampling stopped = seeded(7, 2);
   stopped.stop_requested = [] { return true; };
   const ChenEstimate none = chen_estimate(*root, 10, stopped);
