@@ -186,11 +186,14 @@ Command add_estimate_command(CLI::App& sculpt) {
   app->add_option("--samples", options->samples,
                   "Knuth descents, and Chen probes unless --probes (the paper took 100000 and "
                   "1000)")
+      ->transform(decimal_int64())
       ->capture_default_str();
   app->add_option("--probes", options->probes,
-                  fmt::format("Chen probes (default: --samples, at most {})", kDefaultProbes));
+                  fmt::format("Chen probes (default: --samples, at most {})", kDefaultProbes))
+      ->transform(decimal_int64());
   add_seed_option(*app, options->seed, "Seed of the random choices");
   app->add_option("--jobs,-j", options->jobs, "Threads drawing samples (0: every hardware thread)")
+      ->transform(decimal_int64())
       ->capture_default_str();
   return Command{app, [options] { return run_estimate(*options); }};
 }

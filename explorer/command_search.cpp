@@ -303,6 +303,7 @@ Command add_search_command(CLI::App& sculpt) {
       ->capture_default_str();
   app->add_option("--algorithm", o->algorithm, "Search algorithm: random")->capture_default_str();
   app->add_option("--evals", o->evals, "Candidates to evaluate (in total, when resuming)")
+      ->transform(decimal_int64())
       ->capture_default_str();
   app->add_option("--budget", o->budget,
                   "Wall-clock budget: 90s, 10m, 1h30m (a Ctrl-C also stops the search; --resume "

@@ -1,6 +1,15 @@
 #include "explorer/command.h"
 
+#include <fmt/format.h>
+
+#include <cerrno>
 #include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <system_error>
+#include <type_traits>
 
 namespace sculpt::explorer {
 
@@ -8,17 +17,36 @@ Command add_kernels_command(CLI::App& sculpt);   // command_kernels.cpp
 Command add_estimate_command(CLI::App& sculpt);  // command_estimate.cpp
 Command add_search_command(CLI::App& sculpt);    // command_search.cpp
 
-CLI::Option* add_seed_option(CLI::App& app, std::uint64_t& seed, const std::string& description) {
-  const CLI::Validator whole_uint64(
+namespace {
+
+template <typename T>
+CLI::Validator decimal_integer() {
+  return CLI::Validator(
       [](std::string& text) -> std::string {
-        std::uint64_t value = 0;
+        T value = 0;
         const char* end = text.data() + text.size();
         const auto [stop, error] = std::from_chars(text.data(), end, value);
-        if (error == std::errc() && stop == end) return {};
-        return "a seed is an integer from 0 to 18446744073709551615, not '" + text + "'";
+        if (error == std::errc() && stop == end) {
+          text = std::to_string(value);  // "010" is ten: CLI11 would read it as octal
+          return {};
+        }
+        const std::string range = std::is_signed_v<T>
+                                      ? fmt::format("up to {}", std::numeric_limits<T>::max())
+                                      : fmt::format("from 0 to {}", std::numeric_limits<T>::max());
+        return "a decimal integer " + range + ", not '" + text + "'";
       },
       "");
-  return app.add_option("--seed", seed, description)->check(whole_uint64)->capture_default_str();
+}
+
+}  // namespace
+
+CLI::Validator decimal_int64() { return decimal_integer<std::int64_t>(); }
+CLI::Validator decimal_uint64() { return decimal_integer<std::uint64_t>(); }
+
+CLI::Option* add_seed_option(CLI::App& app, std::uint64_t& seed, const std::string& description) {
+  return app.add_option("--seed", seed, description)
+      ->transform(decimal_uint64())
+      ->capture_default_str();
 }
 
 CLI::Option* add_size_option(CLI::App& app, std::string& size) {
@@ -29,6 +57,29 @@ CLI::Option* add_size_option(CLI::App& app, std::string& size) {
       "");
   return app.add_option("--size", size, "Problem size, e.g. 1024x1024x1024 (default sizes)")
       ->check(not_empty);
+}
+
+bool output_written(const std::string& who) {
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return true;
+  std::fprintf(stderr, "%s: cannot write the output: %s\n", who.c_str(), std::strerror(errno));
+  return false;
+}
+
+int run_command(const Command& command) {
+  const std::string who = "sculpt " + command.app->get_name();
+  try {
+    const int code = command.run();
+    return output_written(who) ? code : kExitUsage;
+  } catch (const std::bad_alloc&) {
+    // Devices check their problem against the machine's memory; this catches the rest.
+    std::fprintf(stderr, "%s: out of memory\n", who.c_str());
+  } catch (const std::system_error& e) {
+    // fmt throws when a write to standard output fails; any other system_error is a bug.
+    if (!std::ferror(stdout)) throw;
+    std::fprintf(stderr, "%s: cannot write the output: %s\n", who.c_str(),
+                 e.code().message().c_str());
+  }
+  return kExitUsage;
 }
 
 std::vector<Command> add_commands(CLI::App& sculpt) {

@@ -1,6 +1,5 @@
 // The `sculpt` command line: parses the options, sets up logging and runs one subcommand.
 #include <cstdio>
-#include <new>
 
 #include "explorer/command.h"
 #include "support/logging.h"
@@ -29,15 +28,8 @@ int main(int argc, char** argv) {
   }
   sculpt::support::init_logging(verbosity);
   for (const Command& command : commands) {
-    if (!command.app->parsed()) continue;
-    try {
-      return command.run();
-    } catch (const std::bad_alloc&) {
-      // Devices check their problem against the machine's memory; this catches the rest.
-      std::fprintf(stderr, "sculpt %s: out of memory\n", command.app->get_name().c_str());
-      return kExitUsage;
-    }
+    if (command.app->parsed()) return run_command(command);
   }
   std::fputs(app.help().c_str(), stdout);
-  return kExitOk;
+  return output_written("sculpt") ? kExitOk : kExitUsage;
 }

@@ -27,57 +27,70 @@ namespace {
 constexpr double kZ95 = 1.959963984540054;  // two-sided 95% quantile of the standard normal
 
 /// `count` samples, draw(rng) each (an optional: absent when a stop request cut the sample
-/// short), in sample order whatever thread drew them; those a stop request kept from starting
-/// are absent too. Only the samples finished are reported to on_sample.
-template <typename Draw>
-auto draw_samples(std::size_t count, const Sampling& sampling, Draw&& draw) {
-  std::vector<decltype(draw(std::declval<std::mt19937_64&>()))> samples(count);
+/// short), passed to fold in sample order whatever thread drew them; those a stop request kept
+/// from starting are absent too. Only the samples finished are reported to on_sample. They are
+/// drawn a chunk at a time, so that memory does not grow with their number.
+template <typename Draw, typename Fold>
+void draw_samples(std::size_t count, const Sampling& sampling, Draw&& draw, Fold&& fold) {
+  constexpr std::size_t kChunk = 4096;
+  std::vector<decltype(draw(std::declval<std::mt19937_64&>()))> samples;
   std::mutex progress;
   std::size_t done = 0;
+  auto stopped = [&] { return sampling.stop_requested && sampling.stop_requested(); };
   const int threads =
       sampling.threads == 0 ? tbb::task_arena::automatic : static_cast<int>(sampling.threads);
   tbb::task_arena(threads).execute([&] {
-    // One sample per task: samples take milliseconds to seconds, and vary widely.
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, 1), [&](const auto& range) {
-      for (std::size_t i = range.begin(); i != range.end(); ++i) {
-        if (sampling.stop_requested && sampling.stop_requested()) return;
+    for (std::size_t first = 0; first < count && !stopped(); first += kChunk) {
+      samples.clear();
+      samples.resize(std::min(kChunk, count - first));
+      // One sample per task: samples take milliseconds to seconds, and vary widely.
+      tbb::parallel_for(std::size_t{0}, samples.size(), [&](std::size_t k) {
+        if (stopped()) return;
+        const std::size_t i = first + k;
         std::seed_seq seeds{static_cast<std::uint32_t>(sampling.seed),
                             static_cast<std::uint32_t>(sampling.seed >> 32),
                             static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i >> 32)};
         std::mt19937_64 rng(seeds);
-        samples[i] = draw(rng);
-        if (samples[i] && sampling.on_sample) {
+        samples[k] = draw(rng);
+        if (samples[k] && sampling.on_sample) {
           const std::lock_guard<std::mutex> lock(progress);
           sampling.on_sample(++done);
         }
+      });
+      for (const auto& sample : samples) {
+        if (sample) fold(*sample);
       }
-    });
+    }
   });
-  return samples;
 }
 
 }  // namespace
 
-MeanEstimate mean_estimate(std::span<const double> samples) {
+void MeanAccumulator::add(double sample) {
+  ++count_;
+  const double delta = sample - mean_;
+  mean_ += delta / static_cast<double>(count_);
+  squares_ += delta * (sample - mean_);
+  largest_ = count_ == 1 ? sample : std::max(largest_, sample);
+}
+
+MeanEstimate MeanAccumulator::estimate() const {
   MeanEstimate estimate;
-  estimate.samples = samples.size();
-  if (samples.empty()) return estimate;
-  // Welford's update: the samples span many orders of magnitude.
-  double mean = 0;
-  double squares = 0;
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    const double delta = samples[i] - mean;
-    mean += delta / static_cast<double>(i + 1);
-    squares += delta * (samples[i] - mean);
-  }
-  const double n = static_cast<double>(samples.size());
-  estimate.mean = mean;
-  estimate.standard_error = samples.size() > 1 ? std::sqrt(squares / (n - 1) / n) : 0;
-  estimate.low = std::max(0.0, mean - kZ95 * estimate.standard_error);
-  estimate.high = mean + kZ95 * estimate.standard_error;
-  if (mean > 0)
-    estimate.largest_share = *std::max_element(samples.begin(), samples.end()) / (mean * n);
+  estimate.samples = count_;
+  if (count_ == 0) return estimate;
+  const double n = static_cast<double>(count_);
+  estimate.mean = mean_;
+  estimate.standard_error = count_ > 1 ? std::sqrt(squares_ / (n - 1) / n) : 0;
+  estimate.low = std::max(0.0, mean_ - kZ95 * estimate.standard_error);
+  estimate.high = mean_ + kZ95 * estimate.standard_error;
+  if (mean_ > 0) estimate.largest_share = largest_ / (mean_ * n);
   return estimate;
+}
+
+MeanEstimate mean_estimate(std::span<const double> samples) {
+  MeanAccumulator accumulator;
+  for (const double sample : samples) accumulator.add(sample);
+  return accumulator.estimate();
 }
 
 Proportion proportion(std::size_t hits, std::size_t samples) {
@@ -123,24 +136,24 @@ KnuthEstimate knuth_estimate(const CandidateBase& root, std::size_t samples,
                              const Sampling& sampling) {
   SCULPT_CHECK(samples > 0) << "Knuth's estimate needs at least one sample";
   KnuthEstimate estimate;
-  std::vector<double> leaves;
-  leaves.reserve(samples);
+  MeanAccumulator leaves;
   std::size_t dead_ends = 0;
   double depths = 0;
-  for (const std::optional<KnuthSample>& sample :
-       draw_samples(samples, sampling,
-                    [&](std::mt19937_64& rng) { return std::optional(knuth_sample(root, rng)); })) {
-    if (!sample) continue;
-    leaves.push_back(sample->leaves);
-    dead_ends += sample->dead_end;
-    depths += static_cast<double>(sample->depth);
-    estimate.propagations += sample->propagations;
-  }
-  estimate.leaves = mean_estimate(leaves);
-  estimate.dead_ends = proportion(dead_ends, leaves.size());
-  estimate.mean_depth = leaves.empty() ? 0 : depths / static_cast<double>(leaves.size());
-  spdlog::debug("knuth: {} samples, mean {:.3g}, standard error {:.3g}, {} dead ends",
-                leaves.size(), estimate.leaves.mean, estimate.leaves.standard_error, dead_ends);
+  draw_samples(
+      samples, sampling,
+      [&](std::mt19937_64& rng) { return std::optional(knuth_sample(root, rng)); },
+      [&](const KnuthSample& sample) {
+        leaves.add(sample.leaves);
+        dead_ends += sample.dead_end;
+        depths += static_cast<double>(sample.depth);
+        estimate.propagations += sample.propagations;
+      });
+  estimate.leaves = leaves.estimate();
+  const std::size_t drawn = estimate.leaves.samples;
+  estimate.dead_ends = proportion(dead_ends, drawn);
+  estimate.mean_depth = drawn == 0 ? 0 : depths / static_cast<double>(drawn);
+  spdlog::debug("knuth: {} samples, mean {:.3g}, standard error {:.3g}, {} dead ends", drawn,
+                estimate.leaves.mean, estimate.leaves.standard_error, dead_ends);
   return estimate;
 }
 
@@ -235,24 +248,25 @@ ChenEstimate chen_estimate(const CandidateBase& root, std::size_t probes,
                            const Sampling& sampling) {
   SCULPT_CHECK(probes > 0) << "Chen's estimate needs at least one probe";
   ChenEstimate estimate;
-  std::vector<double> leaves;
-  leaves.reserve(probes);
+  MeanAccumulator leaves;
   double expanded = 0;
-  for (const std::optional<ChenProbe>& probe :
-       draw_samples(probes, sampling, [&](std::mt19937_64& rng) -> std::optional<ChenProbe> {
-         ChenProbe probe = chen_probe(root, rng, sampling.stop_requested);
-         if (!probe.finished) return std::nullopt;
-         return probe;
-       })) {
-    if (!probe) continue;
-    leaves.push_back(probe->leaves);
-    expanded += static_cast<double>(probe->expanded);
-    estimate.propagations += probe->propagations;
-  }
-  estimate.leaves = mean_estimate(leaves);
-  estimate.mean_expanded = leaves.empty() ? 0 : expanded / static_cast<double>(leaves.size());
-  spdlog::debug("chen: {} probes, mean {:.3g}, standard error {:.3g}", leaves.size(),
-                estimate.leaves.mean, estimate.leaves.standard_error);
+  draw_samples(
+      probes, sampling,
+      [&](std::mt19937_64& rng) -> std::optional<ChenProbe> {
+        ChenProbe probe = chen_probe(root, rng, sampling.stop_requested);
+        if (!probe.finished) return std::nullopt;
+        return probe;
+      },
+      [&](const ChenProbe& probe) {
+        leaves.add(probe.leaves);
+        expanded += static_cast<double>(probe.expanded);
+        estimate.propagations += probe.propagations;
+      });
+  estimate.leaves = leaves.estimate();
+  const std::size_t drawn = estimate.leaves.samples;
+  estimate.mean_expanded = drawn == 0 ? 0 : expanded / static_cast<double>(drawn);
+  spdlog::debug("chen: {} probes, mean {:.3g}, standard error {:.3g}", drawn, estimate.leaves.mean,
+                estimate.leaves.standard_error);
   return estimate;
 }
 

@@ -32,6 +32,20 @@ struct MeanEstimate {
 };
 MeanEstimate mean_estimate(std::span<const double> samples);
 
+/// The same, one sample at a time, keeping none of them (Welford's update: the samples span
+/// many orders of magnitude).
+class MeanAccumulator {
+ public:
+  void add(double sample);
+  MeanEstimate estimate() const;
+
+ private:
+  std::size_t count_ = 0;
+  double mean_ = 0;
+  double squares_ = 0;
+  double largest_ = 0;
+};
+
 /// A proportion with its 95% Wilson score interval, which unlike the normal approximation stays
 /// inside [0, 1] and is not empty when no or every sample hits (dead-end rates are often ~0).
 struct Proportion {

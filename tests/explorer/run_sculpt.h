@@ -29,7 +29,7 @@ inline Outcome run_sculpt(std::vector<std::string> args) {
   testing::internal::CaptureStdout();
   testing::internal::CaptureStderr();
   for (const Command& command : commands) {
-    if (command.app->parsed()) outcome.code = command.run();
+    if (command.app->parsed()) outcome.code = run_command(command);
   }
   std::fflush(stdout);
   std::fflush(stderr);

@@ -129,9 +129,7 @@ TEST(SeedOption, OnlyWholeUnsigned64BitIntegers) {
         ADD_FAILURE() << command << " took --seed " << seed;
       } catch (const CLI::ValidationError& e) {
         EXPECT_EQ(std::string(e.what()),
-                  "--seed: a seed is an integer from 0 to "
-                  "18446744073709551615, not '" +
-                      seed + "'");
+                  "--seed: a decimal integer from 0 to 18446744073709551615, not '" + seed + "'");
       }
     }
     CLI::App app;
@@ -139,6 +137,36 @@ TEST(SeedOption, OnlyWholeUnsigned64BitIntegers) {
     const char* argv[] = {"sculpt", command.c_str(), "--kernel",
                           "axpy",   "--seed",        "18446744073709551615"};
     EXPECT_NO_THROW(app.parse(6, argv)) << command;
+  }
+}
+
+// The counts are decimal: CLI11 alone reads "0x10" as 16 and "010" as 8, and makes a number past
+// 2^63 - 1 the largest one (which `estimate --samples` then tried to allocate room for).
+TEST(CountOptions, OnlyDecimal64BitIntegers) {
+  const std::vector<std::pair<std::string, std::string>> options = {{"search", "--evals"},
+                                                                    {"estimate", "--samples"},
+                                                                    {"estimate", "--probes"},
+                                                                    {"estimate", "--jobs"}};
+  for (const auto& [command, option] : options) {
+    for (const std::string value : {"99999999999999999999", "0x10", "1e2", "+5", "7 "}) {
+      CLI::App app;
+      const std::vector<Command> commands = add_commands(app);
+      const char* argv[] = {"sculpt", command.c_str(), "--kernel",
+                            "axpy",   option.c_str(),  value.c_str()};
+      try {
+        app.parse(6, argv);
+        ADD_FAILURE() << command << " took " << option << " " << value;
+      } catch (const CLI::ValidationError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  option + ": a decimal integer up to 9223372036854775807, not '" + value + "'");
+      }
+    }
+    CLI::App app;
+    const std::vector<Command> commands = add_commands(app);
+    const char* argv[] = {"sculpt", command.c_str(), "--kernel", "axpy", option.c_str(), "010"};
+    ASSERT_NO_THROW(app.parse(6, argv)) << command << " " << option;
+    EXPECT_EQ(app.get_subcommand(command)->get_option(option)->as<std::int64_t>(), 10)
+        << command << " " << option;
   }
 }
 

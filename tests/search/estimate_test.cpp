@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -244,6 +245,12 @@ TEST(Estimate, AStopRequestKeepsTheSamplesFinished) {
   const KnuthEstimate five = knuth_estimate(*root, 5, seeded(7, 1));
   EXPECT_EQ(knuth.leaves.mean, five.leaves.mean);
   EXPECT_EQ(knuth.mean_depth, five.mean_depth);
+  // Samples are drawn a chunk at a time: asking for more than memory could hold is no error.
+  done = 0;
+  const KnuthEstimate endless =
+      knuth_estimate(*root, std::numeric_limits<std::size_t>::max(), stopping);
+  EXPECT_EQ(endless.leaves.samples, 5u);
+  EXPECT_EQ(endless.leaves.mean, five.leaves.mean);
 
   // A probe is asked before expanding each depth (in batches of up to 256 strata).
   std::mt19937_64 rng(1);
