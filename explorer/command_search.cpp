@@ -137,13 +137,30 @@ int run_search(const SearchCommandOptions& o) {
   LogHeader header{1, o.kernel, lookup.sizes.entries(), device->name(), root->table().model_hash,
                    o.seed, o.algorithm};
 
-  // A resumed search continues its log; a new one starts it.
-  std::vector<LogEvaluation> previous;
+  std::map<std::string, std::int64_t> counts;
+  std::optional<LogEvaluation> best;
+  // Whether `e`, logged or new, is faster than the best so far.
+  const auto improves = [&best](const LogEvaluation& e) {
+    return e.check == "ok" && (!best || *e.time_ns < *best->time_ns);
+  };
+  std::size_t best_line = 0;
+  // A resumed search continues its log (of which it keeps the counts and the best); a new one
+  // starts it.
+  std::size_t logged = 0;
+  std::optional<std::int64_t> last_id;
   std::optional<EventLog> log;
   try {
     if (o.resume) {
       LogLock lock = LogLock::acquire(log_path);  // before reading: nothing appends since
-      LogContents contents = read_log(log_path);
+      std::size_t line = 1;                       // the header's
+      LogContents contents = read_log(log_path, [&](LogEvaluation&& e) {
+        ++line;
+        ++counts[e.check];
+        if (improves(e)) {
+          best_line = line;
+          best = std::move(e);
+        }
+      });
       if (!contents.ok()) return fail(contents.error);
       if (!(contents.header == header)) {
         return fail(fmt::format("{} was written by another search (kernel, sizes, device, space or "
@@ -151,7 +168,8 @@ int run_search(const SearchCommandOptions& o) {
                                 log_path.string()));
       }
       log.emplace(EventLog::append_to(std::move(lock), contents));
-      previous = std::move(contents.evaluations);
+      logged = contents.evaluation_count;
+      last_id = contents.last_id;
     } else {
       std::error_code folder_error;
       std::filesystem::create_directories(dir, folder_error);
@@ -165,26 +183,11 @@ int run_search(const SearchCommandOptions& o) {
     return fail(e.what());
   }
 
-  std::map<std::string, std::int64_t> counts;
-  std::optional<LogEvaluation> best;
-  // Whether `e`, logged or new, is faster than the best so far.
-  const auto improves = [&best](const LogEvaluation& e) {
-    return e.check == "ok" && (!best || *e.time_ns < *best->time_ns);
-  };
-  std::size_t best_line = 0;
-  for (std::size_t i = 0; i < previous.size(); ++i) {
-    const LogEvaluation& e = previous[i];
-    ++counts[e.check];
-    if (improves(e)) {
-      best = e;
-      best_line = i + 2;  // after the header, 1-based
-    }
-  }
   const auto problem = search::make_problem(*lookup.info, lookup.sizes, kernel, o.seed);
   search::SearchOptions options;
-  options.evals = o.evals - static_cast<std::int64_t>(previous.size());
-  options.seed = o.seed + previous.size();  // a resumed search draws other candidates
-  options.first_id = previous.empty() ? 0 : previous.back().id + 1;
+  options.evals = o.evals - static_cast<std::int64_t>(logged);
+  options.seed = o.seed + logged;  // a resumed search draws other candidates
+  options.first_id = last_id ? *last_id + 1 : 0;
   if (budget) options.budget = std::chrono::duration<double>(*budget);
   options.cutoff = o.cutoff;
   if (best) options.best_ns = best->time_ns;
@@ -220,12 +223,12 @@ int run_search(const SearchCommandOptions& o) {
     std::fprintf(stderr,
                  "sculpt search: the log holds %zu evaluations, --evals asks for %lld in all: "
                  "nothing to evaluate (raise --evals to go on)\n",
-                 previous.size(), static_cast<long long>(o.evals));
+                 logged, static_cast<long long>(o.evals));
   }
 
   StopOnSignal stop;
   options.stop_requested = [&stop] { return stop.requested(); };
-  std::int64_t done = static_cast<std::int64_t>(previous.size());
+  std::int64_t done = static_cast<std::int64_t>(logged);
   search::SearchStats stats;
   std::string search_error;
   {
@@ -263,7 +266,7 @@ int run_search(const SearchCommandOptions& o) {
   if (!search_error.empty()) return fail(search_error);
 
   fmt::print("{}: {} evaluated{}, {} dead end{}{}{}; log {}\n", what,
-             previous.size() + static_cast<std::size_t>(stats.evaluated), check_counts(counts),
+             logged + static_cast<std::size_t>(stats.evaluated), check_counts(counts),
              stats.dead_ends, stats.dead_ends == 1 ? "" : "s",
              stats.cut_short > 0
                  ? fmt::format(", {} cut short past {:g}x the best time ({} killed)",

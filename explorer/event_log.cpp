@@ -12,10 +12,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 #include <string_view>
 #include <type_traits>
@@ -165,58 +163,52 @@ std::string json_error(const json::exception& e) {
   return std::string(message);
 }
 
-// The length of `text` up to its last newline. A crash may leave a last line without its newline:
-// the evaluation in flight, which neither reading nor appending keeps.
-std::size_t complete_lines_length(const std::string& text) {
-  const std::size_t last = text.rfind('\n');
-  return last == std::string::npos ? 0 : last + 1;
-}
-
-std::optional<std::string> read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 }  // namespace
 
-LogContents read_log(const std::filesystem::path& path) {
+LogContents read_log(const std::filesystem::path& path,
+                     const std::function<void(LogEvaluation&&)>& each) {
   LogContents log;
-  std::optional<std::string> text = read_text(path);
-  if (!text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
     log.error = fmt::format("{}: cannot read the log", path.string());
     return log;
   }
-  log.complete_bytes = complete_lines_length(*text);
-  text->resize(log.complete_bytes);
-  std::vector<std::string> lines;
-  std::istringstream in(*text);
-  for (std::string line; std::getline(in, line);) lines.push_back(std::move(line));
-  if (lines.empty()) {
-    log.error = fmt::format("{}:1: the log is empty (no header)", path.string());
-    return log;
-  }
-  for (std::size_t i = 0; i < lines.size(); ++i) {
+  std::size_t number = 0;
+  for (std::string line; std::getline(in, line);) {
+    // A crash may leave a last line without its newline: the evaluation in flight, which
+    // neither reading nor appending keeps.
+    if (in.eof()) break;
+    ++number;
+    log.complete_bytes += line.size() + 1;
     try {
-      if (lines[i].find_first_not_of(" \t\r") == std::string::npos) {
+      if (line.find_first_not_of(" \t\r") == std::string::npos) {
         throw std::invalid_argument("an empty line (a log holds one JSON object per line)");
       }
-      const json j = json::parse(lines[i]);
-      if (i == 0) {
+      const json j = json::parse(line);
+      if (number == 1) {
         log.header = header_of(j);
       } else {
-        log.evaluations.push_back(evaluation_of(
-            j, log.evaluations.empty() ? std::nullopt
-                                       : std::optional<std::int64_t>(log.evaluations.back().id)));
+        LogEvaluation evaluation = evaluation_of(j, log.last_id);
+        log.last_id = evaluation.id;
+        ++log.evaluation_count;
+        each(std::move(evaluation));
       }
     } catch (const json::exception& e) {
-      log.error = fmt::format("{}:{}: {}", path.string(), i + 1, json_error(e));
+      log.error = fmt::format("{}:{}: {}", path.string(), number, json_error(e));
       return log;
     } catch (const std::exception& e) {
-      log.error = fmt::format("{}:{}: {}", path.string(), i + 1, e.what());
+      log.error = fmt::format("{}:{}: {}", path.string(), number, e.what());
       return log;
     }
   }
+  if (number == 0) log.error = fmt::format("{}:1: the log is empty (no header)", path.string());
+  return log;
+}
+
+LogContents read_log(const std::filesystem::path& path) {
+  std::vector<LogEvaluation> evaluations;
+  LogContents log = read_log(path, [&](LogEvaluation&& e) { evaluations.push_back(std::move(e)); });
+  log.evaluations = std::move(evaluations);
   return log;
 }
 

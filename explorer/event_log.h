@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,14 +42,23 @@ struct LogEvaluation {
 /// A parsed log, or the first problem found with where it is.
 struct LogContents {
   LogHeader header;
+  /// Every evaluation, unless read_log passed them on one by one.
   std::vector<LogEvaluation> evaluations;
+  /// How many evaluations were read, and the last one's id.
+  std::size_t evaluation_count = 0;
+  std::optional<std::int64_t> last_id;
   std::string error;  // "log.jsonl:3: ..." when the log is corrupt or foreign
   /// Bytes up to the end of the last complete line: what a search appends after.
   std::uintmax_t complete_bytes = 0;
   bool ok() const { return error.empty(); }
 };
 
-/// Reads a whole log. A truncated last line (a crash while writing it) is dropped, not an error.
+/// Reads a log line by line, checking each line, and passes each evaluation to `each` as it is
+/// read (then none is kept): a resumed search need not hold a long history in memory. A
+/// truncated last line (a crash while writing it) is dropped, not an error.
+LogContents read_log(const std::filesystem::path& path,
+                     const std::function<void(LogEvaluation&&)>& each);
+/// Reads a whole log, keeping every evaluation.
 LogContents read_log(const std::filesystem::path& path);
 
 /// An exclusive lock on a log, held while a search writes it, so that a second search of the
