@@ -1,7 +1,7 @@
 #include "search/estimate.h"
 
 #include <spdlog/spdlog.h>
-#include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -37,6 +37,12 @@ void draw_samples(std::size_t count, const Sampling& sampling, Draw&& draw, Fold
   std::mutex progress;
   std::size_t done = 0;
   auto stopped = [&] { return sampling.stop_requested && sampling.stop_requested(); };
+  // More threads than the machine has are drawn when asked for: TBB's default limit is the
+  // hardware's (and it warns on the terminal).
+  std::optional<tbb::global_control> limit;
+  if (sampling.threads > 0) {
+    limit.emplace(tbb::global_control::max_allowed_parallelism, sampling.threads);
+  }
   const int threads =
       sampling.threads == 0 ? tbb::task_arena::automatic : static_cast<int>(sampling.threads);
   tbb::task_arena(threads).execute([&] {
