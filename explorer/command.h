@@ -14,8 +14,8 @@ namespace sculpt::explorer {
 enum ExitCode : int {
   kExitOk = 0,
   kExitNothingValid = 1,  // a search found no valid candidate
-  kExitUsage =
-      2,  // usage, input or output error (bad flag, unknown kernel, corrupt log, full disk)
+  // A usage, input or output error (bad flag, unknown kernel, corrupt log, full disk).
+  kExitUsage = 2,
   kExitInterrupted = 128,  // plus the signal that stopped a search (130 for a Ctrl-C), as shells do
 };
 

@@ -169,8 +169,10 @@ LogContents read_log(const std::filesystem::path& path,
                      const std::function<void(LogEvaluation&&)>& each) {
   LogContents log;
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    log.error = fmt::format("{}: cannot read the log", path.string());
+  std::error_code error;
+  if (!in || std::filesystem::is_directory(path, error)) {
+    log.error = fmt::format("{}: cannot read the log{}", path.string(),
+                            in ? " (a folder, not a file)" : "");
     return log;
   }
   std::size_t number = 0;

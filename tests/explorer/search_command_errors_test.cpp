@@ -92,6 +92,13 @@ TEST(SearchCommandErrors, ForeignAndCorruptLogsAreRefused) {
                                       "cpu", "--evals", "2", "--out", dir.string(), "--resume"});
   EXPECT_EQ(corrupt.code, kExitUsage);
   EXPECT_NE(corrupt.err.find("log.jsonl:1:"), std::string::npos) << corrupt.err;
+  std::filesystem::remove(dir / "log.jsonl");
+  std::filesystem::create_directory(dir / "log.jsonl");
+  const Outcome folder = run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device",
+                                     "cpu", "--evals", "2", "--out", dir.string(), "--resume"});
+  EXPECT_EQ(folder.code, kExitUsage);
+  EXPECT_EQ(folder.err, "sculpt search: " + (dir / "log.jsonl").string() +
+                            ": cannot read the log (a folder, not a file)\n");
   std::filesystem::remove_all(dir);
 }
 
