@@ -47,7 +47,12 @@ class Loader {
       return nullptr;
     };
     std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) return fail("cannot open '" + shown + "'");
+    if (!fs::is_regular_file(path, ec)) {
+      const char* why = fs::is_directory(path, ec) ? "a folder, not a file"
+                        : fs::exists(path, ec)     ? "not a regular file"
+                                                   : "no such file";
+      return fail("cannot open '" + shown + "': " + why);
+    }
     if (fs::file_size(path, ec) > kMaxFileSize || ec) {
       return fail("'" + shown + "' is too large for a space file");
     }

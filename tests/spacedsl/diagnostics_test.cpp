@@ -95,20 +95,20 @@ TEST(SpacedslDiagnostics, MissingIncludeIsReportedAtTheInclude) {
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].loc.line, 2);
   EXPECT_EQ(errors[0].loc.column, 3);
-  EXPECT_EQ(errors[0].message, "cannot open 'no_such_file.space'");
+  EXPECT_EQ(errors[0].message, "cannot open 'no_such_file.space': no such file");
 }
 
 TEST(SpacedslDiagnostics, MissingRootFile) {
   Diagnostics diags;
   EXPECT_FALSE(load_space("/nonexistent/x.space", diags));
   ASSERT_EQ(diags.errors().size(), 1u);
-  EXPECT_EQ(diags.errors()[0].message, "cannot open '/nonexistent/x.space'");
+  EXPECT_EQ(diags.errors()[0].message, "cannot open '/nonexistent/x.space': no such file");
 }
 
 TEST(SpacedslDiagnostics, DirectoryIsNotASpaceFile) {
   auto errors = errors_of("include \".\"\n");
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_EQ(errors[0].message, "cannot open '.'");
+  EXPECT_EQ(errors[0].message, "cannot open '.': a folder, not a file");
 }
 
 TEST(SpacedslDiagnostics, TooManySyntaxErrorsStops) {

@@ -73,7 +73,7 @@ INSTANTIATE_TEST_SUITE_P(Files, SpacedslInvalid, ::testing::Values(
   InvalidCase{"integer_equal_enum.space", {{8, 12, "'==' between choices of different domains: 'size' and 'kind'"}}},
   InvalidCase{"is_on_integer.space", {{5, 3, "'is' needs an enum choice, 'size' is an integer choice"}}},
   InvalidCase{"missing_from_superset.space", {{3, 5, "set 'Loops' lacks required fields: from_superset"}}},
-  InvalidCase{"missing_include.space", {{2, 1, "cannot open 'no_such_file.space'"}}},
+  InvalidCase{"missing_include.space", {{2, 1, "cannot open 'no_such_file.space': no such file"}}},
   InvalidCase{"missing_set_fields.space", {{2, 5, "set 'Regions' lacks required fields: id_type, item_getter, id_getter, capacity"}}},
   InvalidCase{"multiple_errors.space", {{8, 15, "'WARP' is not a value of choice 'kind'"}, {10, 3, "unknown choice 'knd'"}, {11, 22, "unknown set 'Dimension'"}, {13, 5, "set 'Broken' lacks required fields: id_type, iterator, item_getter, id_getter, capacity"}}},
   InvalidCase{"parameter_on_plain_set.space", {{4, 27, "set 'Dimensions' has no parameter"}}},
