@@ -152,9 +152,7 @@ int run_search(const SearchCommandOptions& o) {
   try {
     if (o.resume) {
       LogLock lock = LogLock::acquire(log_path);  // before reading: nothing appends since
-      std::size_t line = 1;                       // the header's
-      LogContents contents = read_log(log_path, [&](LogEvaluation&& e) {
-        ++line;
+      LogContents contents = read_log(log_path, [&](LogEvaluation&& e, std::size_t line) {
         ++counts[e.check];
         if (improves(e)) {
           best_line = line;

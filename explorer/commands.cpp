@@ -38,6 +38,10 @@ CLI::Validator decimal_integer() {
       "");
 }
 
+void say_output_lost(const std::string& who, const std::string& why) {
+  std::fprintf(stderr, "%s: cannot write the output: %s\n", who.c_str(), why.c_str());
+}
+
 }  // namespace
 
 CLI::Validator decimal_int64() { return decimal_integer<std::int64_t>(); }
@@ -61,7 +65,7 @@ CLI::Option* add_size_option(CLI::App& app, std::string& size) {
 
 bool output_written(const std::string& who) {
   if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return true;
-  std::fprintf(stderr, "%s: cannot write the output: %s\n", who.c_str(), std::strerror(errno));
+  say_output_lost(who, std::strerror(errno));
   return false;
 }
 
@@ -76,8 +80,7 @@ int run_command(const Command& command) {
   } catch (const std::system_error& e) {
     // fmt throws when a write to standard output fails; any other system_error is a bug.
     if (!std::ferror(stdout)) throw;
-    std::fprintf(stderr, "%s: cannot write the output: %s\n", who.c_str(),
-                 e.code().message().c_str());
+    say_output_lost(who, e.code().message());
   }
   return kExitUsage;
 }

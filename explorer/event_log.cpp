@@ -166,7 +166,7 @@ std::string json_error(const json::exception& e) {
 }  // namespace
 
 LogContents read_log(const std::filesystem::path& path,
-                     const std::function<void(LogEvaluation&&)>& each) {
+                     const std::function<void(LogEvaluation&&, std::size_t line)>& each) {
   LogContents log;
   std::ifstream in(path, std::ios::binary);
   std::error_code error;
@@ -193,7 +193,7 @@ LogContents read_log(const std::filesystem::path& path,
         LogEvaluation evaluation = evaluation_of(j, log.last_id);
         log.last_id = evaluation.id;
         ++log.evaluation_count;
-        each(std::move(evaluation));
+        each(std::move(evaluation), number);
       }
     } catch (const json::exception& e) {
       log.error = fmt::format("{}:{}: {}", path.string(), number, json_error(e));
@@ -209,7 +209,8 @@ LogContents read_log(const std::filesystem::path& path,
 
 LogContents read_log(const std::filesystem::path& path) {
   std::vector<LogEvaluation> evaluations;
-  LogContents log = read_log(path, [&](LogEvaluation&& e) { evaluations.push_back(std::move(e)); });
+  LogContents log =
+      read_log(path, [&](LogEvaluation&& e, std::size_t) { evaluations.push_back(std::move(e)); });
   log.evaluations = std::move(evaluations);
   return log;
 }

@@ -53,11 +53,11 @@ struct LogContents {
   bool ok() const { return error.empty(); }
 };
 
-/// Reads a log line by line, checking each line, and passes each evaluation to `each` as it is
-/// read (then none is kept): a resumed search need not hold a long history in memory. A
-/// truncated last line (a crash while writing it) is dropped, not an error.
+/// Reads a log line by line, checking each line, and passes each evaluation to `each` with its
+/// line number (1-based) as it is read (then none is kept): a resumed search need not hold a long
+/// history in memory. A truncated last line (a crash while writing it) is dropped, not an error.
 LogContents read_log(const std::filesystem::path& path,
-                     const std::function<void(LogEvaluation&&)>& each);
+                     const std::function<void(LogEvaluation&&, std::size_t line)>& each);
 /// Reads a whole log, keeping every evaluation.
 LogContents read_log(const std::filesystem::path& path);
 

@@ -66,13 +66,18 @@ TEST(SearchCommand, LogsEveryEvaluationAndResumes) {
   EXPECT_EQ(log.evaluations.back().id, 8);
   // Read one by one (as a resume reads it, keeping nothing), the same evaluations in order.
   std::vector<std::int64_t> ids;
+  std::vector<std::size_t> lines;
   const LogContents streamed =
-      read_log(dir / "log.jsonl", [&](LogEvaluation&& e) { ids.push_back(e.id); });
+      read_log(dir / "log.jsonl", [&](LogEvaluation&& e, std::size_t line) {
+        ids.push_back(e.id);
+        lines.push_back(line);
+      });
   ASSERT_TRUE(streamed.ok()) << streamed.error;
   EXPECT_TRUE(streamed.evaluations.empty());
   EXPECT_EQ(streamed.evaluation_count, 9u);
   EXPECT_EQ(streamed.last_id, 8);
   EXPECT_EQ(ids, (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(lines, (std::vector<std::size_t>{2, 3, 4, 5, 6, 7, 8, 9, 10}));  // after the header
   EXPECT_EQ(streamed.complete_bytes, std::filesystem::file_size(dir / "log.jsonl"));
   // best.c holds the best of all the log's candidates, whichever run found it.
   const auto fastest = std::min_element(
