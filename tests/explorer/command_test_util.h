@@ -1,6 +1,7 @@
 #pragma once
 // What the command tests share besides running a command line (run_sculpt.h): a fresh folder
-// for a run, and a Ctrl-C sent to the process once the command under test is under way.
+// for a run, the command line of a small search, and a Ctrl-C sent to the process once the
+// command under test is under way.
 #include <signal.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace sculpt::explorer {
 
@@ -20,6 +22,17 @@ inline std::filesystem::path fresh_dir(const std::string& name) {
       std::filesystem::temp_directory_path() / ("sculpt_" + name + "_" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   return dir;
+}
+
+/// `sculpt search` of a small axpy (n = 64) on the CPU device: `evals` in all, into `dir`, then
+/// `more` (such as "--resume").
+inline std::vector<std::string> small_search(const std::filesystem::path& dir,
+                                             const std::string& evals,
+                                             const std::vector<std::string>& more = {}) {
+  std::vector<std::string> args = {"search", "--kernel", "axpy", "--size", "64",        "--device",
+                                   "cpu",    "--evals",  evals,  "--out",  dir.string()};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
 }
 
 extern "C" inline void ignore_late_interrupt(int) {}

@@ -65,12 +65,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(SearchCommandErrors, ForeignAndCorruptLogsAreRefused) {
   const std::filesystem::path dir = fresh_dir("search_errors");
-  ASSERT_EQ(run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device", "cpu", "--evals",
-                        "1", "--out", dir.string()})
-                .code,
-            kExitOk);
-  const Outcome again = run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device", "cpu",
-                                    "--evals", "1", "--out", dir.string()});
+  ASSERT_EQ(run_sculpt(small_search(dir, "1")).code, kExitOk);
+  const Outcome again = run_sculpt(small_search(dir, "1"));
   EXPECT_EQ(again.code, kExitUsage);
   EXPECT_NE(again.err.find("exists already"), std::string::npos) << again.err;
   const Outcome foreign = run_sculpt({"search", "--kernel", "axpy", "--size", "128", "--device",
@@ -80,22 +76,19 @@ TEST(SearchCommandErrors, ForeignAndCorruptLogsAreRefused) {
   {
     // A search still writing the log holds its lock: a second one stops rather than interleave.
     const LogLock held = LogLock::acquire(dir / "log.jsonl");
-    const Outcome twice = run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device",
-                                      "cpu", "--evals", "2", "--out", dir.string(), "--resume"});
+    const Outcome twice = run_sculpt(small_search(dir, "2", {"--resume"}));
     EXPECT_EQ(twice.code, kExitUsage);
     EXPECT_NE(twice.err.find("log.jsonl is being written by another search of this run folder"),
               std::string::npos)
         << twice.err;
   }
   std::ofstream(dir / "log.jsonl") << "{\"kind\":\"header\",\"format\":7}\n";
-  const Outcome corrupt = run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device",
-                                      "cpu", "--evals", "2", "--out", dir.string(), "--resume"});
+  const Outcome corrupt = run_sculpt(small_search(dir, "2", {"--resume"}));
   EXPECT_EQ(corrupt.code, kExitUsage);
   EXPECT_NE(corrupt.err.find("log.jsonl:1:"), std::string::npos) << corrupt.err;
   std::filesystem::remove(dir / "log.jsonl");
   std::filesystem::create_directory(dir / "log.jsonl");
-  const Outcome folder = run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device",
-                                     "cpu", "--evals", "2", "--out", dir.string(), "--resume"});
+  const Outcome folder = run_sculpt(small_search(dir, "2", {"--resume"}));
   EXPECT_EQ(folder.code, kExitUsage);
   EXPECT_EQ(folder.err, "sculpt search: " + (dir / "log.jsonl").string() +
                             ": cannot read the log (a folder, not a file)\n");
@@ -193,9 +186,7 @@ class DamagedLogs : public testing::TestWithParam<DamagedLog> {};
 // than searched on (a negative time would become the best, a missing one was read as garbage).
 TEST_P(DamagedLogs, AreRefusedWithTheLine) {
   const std::filesystem::path dir = fresh_dir("damaged_log");
-  const std::vector<std::string> args = {"search", "--kernel", "axpy",      "--size",
-                                         "64",     "--device", "cpu",       "--evals",
-                                         "3",      "--out",    dir.string()};
+  const std::vector<std::string> args = small_search(dir, "3");
   ASSERT_EQ(run_sculpt(args).code, kExitOk);
   std::vector<nlohmann::json> lines;
   {

@@ -92,9 +92,7 @@ TEST(SearchCommand, LogsEveryEvaluationAndResumes) {
 // A budget may add up units, as durations are often written.
 TEST(SearchCommand, ABudgetOfHoursAndMinutes) {
   const std::filesystem::path dir = fresh_dir("budget");
-  const Outcome outcome =
-      run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device", "cpu", "--evals", "1",
-                  "--budget", "1h30m", "--out", dir.string()});
+  const Outcome outcome = run_sculpt(small_search(dir, "1", {"--budget", "1h30m"}));
   EXPECT_EQ(outcome.code, kExitOk) << outcome.err;
   EXPECT_NE(outcome.out.find(": 1 evaluated (1 ok)"), std::string::npos) << outcome.out;
   std::filesystem::remove_all(dir);
@@ -104,9 +102,7 @@ TEST(SearchCommand, ABudgetOfHoursAndMinutes) {
 // the log's best candidate and writes its code again, the same code.
 TEST(SearchCommand, AResumeWritesTheBestCodeAgain) {
   const std::filesystem::path dir = fresh_dir("best_again");
-  const std::vector<std::string> args = {"search", "--kernel", "axpy",      "--size",
-                                         "64",     "--device", "cpu",       "--evals",
-                                         "3",      "--out",    dir.string()};
+  const std::vector<std::string> args = small_search(dir, "3");
   ASSERT_EQ(run_sculpt(args).code, kExitOk);
   const std::filesystem::path best = dir / "best.c";
   const auto read = [](const std::filesystem::path& path) {
@@ -220,10 +216,7 @@ TEST(EventLog, ALineThatCannotBeWrittenIsAnErrorThatSaysWhy) {
 
 TEST(SearchCommand, TruncatedLastLineIsTheEvaluationInFlight) {
   const std::filesystem::path dir = fresh_dir("truncated");
-  ASSERT_EQ(run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device", "cpu", "--evals",
-                        "2", "--out", dir.string()})
-                .code,
-            kExitOk);
+  ASSERT_EQ(run_sculpt(small_search(dir, "2")).code, kExitOk);
   std::ofstream(dir / "log.jsonl", std::ios::app) << R"({"kind":"evaluation","id":2,"act)";
   LogContents log = read_log(dir / "log.jsonl");
   ASSERT_TRUE(log.ok()) << log.error;
@@ -231,8 +224,7 @@ TEST(SearchCommand, TruncatedLastLineIsTheEvaluationInFlight) {
 
   // Resuming replaces the lost evaluation, and the log stays readable (the new line does not
   // continue the truncated one).
-  const Outcome resumed = run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device",
-                                      "cpu", "--evals", "4", "--out", dir.string(), "--resume"});
+  const Outcome resumed = run_sculpt(small_search(dir, "4", {"--resume"}));
   ASSERT_EQ(resumed.code, kExitOk) << resumed.err;
   log = read_log(dir / "log.jsonl");
   ASSERT_TRUE(log.ok()) << log.error;
@@ -252,8 +244,7 @@ TEST(SearchCommand, ACtrlCStopsTheSearchWithItsSummaryAndAResumableLog) {
   const std::filesystem::path dir = fresh_dir("interrupted");
   // Once two evaluations are logged.
   Interrupter interrupter([&] { return line_count(dir / "log.jsonl") >= 3; });
-  const Outcome interrupted = run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device",
-                                          "cpu", "--evals", "1000", "--out", dir.string()});
+  const Outcome interrupted = run_sculpt(small_search(dir, "1000"));
   interrupter.stop();
 
   EXPECT_EQ(interrupted.code, kExitInterrupted + SIGINT) << interrupted.err;
@@ -268,8 +259,7 @@ TEST(SearchCommand, ACtrlCStopsTheSearchWithItsSummaryAndAResumableLog) {
       << interrupted.out;
 
   const Outcome resumed =
-      run_sculpt({"search", "--kernel", "axpy", "--size", "64", "--device", "cpu", "--evals",
-                  std::to_string(evaluated + 2), "--out", dir.string(), "--resume"});
+      run_sculpt(small_search(dir, std::to_string(evaluated + 2), {"--resume"}));
   ASSERT_EQ(resumed.code, kExitOk) << resumed.err;
   log = read_log(dir / "log.jsonl");
   ASSERT_TRUE(log.ok()) << log.error;
