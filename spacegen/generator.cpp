@@ -1904,6 +1904,7 @@ class Generator {
         "mask) override;");
     w.line("void run_trigger(std::uint32_t trigger, const ObjectId* ids) override;");
     w.line("Status instantiate_new_objects() override;");
+    w.line("Status run_quotient_check(std::uint32_t quotient, ObjectId x) override;");
     w.line();
     w.label("private:");
     w.line("static constexpr std::uint32_t kNoChoice = ~0u;");
@@ -2940,6 +2941,7 @@ class Generator {
     w.line();
     for (std::size_t i = 0; i < constraints_.size(); ++i) emit_constraint(w, i);
     for (std::size_t q = 0; q < quotients_.size(); ++q) emit_quotient(w, q);
+    emit_run_quotient_check(w);
     w.line("}  // namespace " + o_.ns);
     return w.text();
   }
@@ -3179,6 +3181,21 @@ class Generator {
     w.line();
   }
 
+  /// The checks on_change defers (see CandidateBase::defer_quotient_check).
+  void emit_run_quotient_check(CodeWriter& w) const {
+    w.open("Status Candidate::run_quotient_check(std::uint32_t quotient, ObjectId x)");
+    if (quotients_.empty()) w.line("(void)x;");
+    w.open("switch (quotient)");
+    for (std::size_t q = 0; q < quotients_.size(); ++q) {
+      w.line("case " + std::to_string(q) + ": return quotient_" + std::to_string(q) + "_at(x);");
+    }
+    w.line("default: break;");
+    w.close();
+    w.line("return Status::Ok;");
+    w.close();
+    w.line();
+  }
+
   /// Quotient checks woken by a change of choice `c` (inside on_change's switch).
   /// `condition`: the test (empty: none) under which a wake-up fires.
   void emit_quotient_wakeups(CodeWriter& w, ChoiceId c,
@@ -3200,8 +3217,8 @@ class Generator {
         const ValueSet flipped = flip_values(c, q.equivalence_values);
         if (flipped != q.equivalence_values) wake.settled.push_back(flipped);
         w.line("if (" + condition(wake) + " && is_member(" + set_id(elem) +
-               ", std::min(ids[0], ids[1]))) " +
-               check("quotient_" + n + "_at(std::max(ids[0], ids[1]))"));
+               ", std::min(ids[0], ids[1]))) defer_quotient_check(" + n +
+               ", std::max(ids[0], ids[1]));");
       }
       std::vector<std::string> orientations = {"ids"};
       if (triangular(c)) orientations.push_back("swapped");

@@ -271,6 +271,7 @@ void CandidateBase::clear_queue() {
   }
   queue_ = {};
   pending_triggers_.clear();
+  deferred_checks_ = {};
 }
 
 Status CandidateBase::fail(Origin origin, std::uint32_t choice, const ObjectId* ids) {
@@ -320,6 +321,18 @@ Status CandidateBase::propagate() {
       }
     }
     queue_.clear();
+    if (!deferred_checks_.empty()) {
+      // What the deferred checks restrict starts the worklist again.
+      std::vector<DeferredCheck> checks;
+      checks.swap(deferred_checks_);
+      for (const DeferredCheck& c : checks) {
+        if (run_quotient_check(c.quotient, c.x) == Status::Conflict) {
+          clear_queue();
+          return Status::Conflict;
+        }
+      }
+      continue;
+    }
     if (pending_triggers_.empty()) {
       // A candidate at rest keeps no queue.
       queue_ = {};

@@ -3,6 +3,7 @@
 // domains, counters, object membership and fired triggers), the propagation worklist, the
 // conflict record, and the type-erased view the search uses (open instances, restriction,
 // actions, hashing, serialization).
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
@@ -188,6 +189,8 @@ class CandidateBase {
   virtual void run_trigger(std::uint32_t trigger, const ObjectId* ids) = 0;
   /// Generated: after lowerings, registers new objects and propagates what they bring.
   virtual Status instantiate_new_objects() = 0;
+  /// Generated: quotient q's checks of element x, under every parameter tuple.
+  virtual Status run_quotient_check(std::uint32_t quotient, ObjectId x) = 0;
   /// After new members are added: moves the block to a layout with room for their instances
   /// (their domains full, dormant until posted) when the current one has none.
   void make_room_for_members();
@@ -280,6 +283,15 @@ class CandidateBase {
     stamp = queue_epoch_;
     queue_.push_back({choice, index, ids, old});
   }
+  /// Schedules quotient q's checks of x for when the worklist drains, once however many
+  /// equivalences between x and lower elements change meanwhile: a lowering settles many.
+  void defer_quotient_check(std::uint32_t quotient, ObjectId x) {
+    const DeferredCheck check{quotient, x};
+    if (std::find(deferred_checks_.begin(), deferred_checks_.end(), check) ==
+        deferred_checks_.end()) {
+      deferred_checks_.push_back(check);
+    }
+  }
   /// Records a conflict on the instance and returns Status::Conflict.
   Status fail(Origin origin, std::uint32_t choice, const ObjectId* ids);
   /// Marks trigger `t` as fired for `ids` (objects of membership sets `sets`) and queues its
@@ -367,6 +379,13 @@ class CandidateBase {
   std::vector<QueuedInstance> queue_;
   std::uint64_t queue_epoch_ = 0;  // identifies this queue in the thread's dedup stamps
   std::vector<PendingTrigger> pending_triggers_;
+  struct DeferredCheck {
+    std::uint32_t quotient;
+    ObjectId x;
+    bool operator==(const DeferredCheck&) const = default;
+  };
+  /// A handful at a time (the elements whose equivalences changed), hence a linear search.
+  std::vector<DeferredCheck> deferred_checks_;
   std::shared_ptr<const ExtraUniverses> extra_universes_;
   /// Sorted by (choice, index, field); shared by copies of a candidate, and copied before a
   /// write. Rare: sizes, counts and limits fit in 32 bits.

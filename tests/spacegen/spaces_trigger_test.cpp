@@ -169,6 +169,31 @@ TEST(SpacegenQuotient, RepresentativesAndTheirCounter) {
   EXPECT_EQ(c->backbone().marked, (std::vector<std::uint32_t>{0, 1}));
 }
 
+// Both equivalences of dimension 2 to the lower ones change before it is re-checked: the one
+// re-check sees neither left, and fails on the representative the counter ruled out.
+TEST(SpacegenQuotient, EquivalencesChangedTogetherAreCheckedOnTheirFinalDomains) {
+  Backbone fun;
+  fun.add_dim({1});
+  fun.add_dim({1});
+  fun.add_dim({1});
+  auto c = make_candidate<space_quotient::Candidate>(fun);
+  using namespace space_quotient::values;
+  for (ObjectId d = 0; d < 3; ++d) ASSERT_EQ(c->restrict_kind(d, kind::THREAD), Status::Ok);
+  ASSERT_EQ(c->restrict_mapping(0, 1, mapping::NOT_MAPPED), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  ASSERT_EQ(c->get_is_thread_dim(2), is_thread_dim::FALSE);
+  ASSERT_EQ(c->get_mapping(2, 0), mapping::ALL);
+  auto d = std::make_unique<space_quotient::Candidate>(*c);
+  ASSERT_EQ(c->restrict_mapping(2, 0, mapping::NOT_MAPPED), Status::Ok);
+  ASSERT_EQ(c->restrict_mapping(2, 1, mapping::NOT_MAPPED), Status::Ok);
+  EXPECT_EQ(c->propagate(), Status::Conflict);
+  EXPECT_EQ(c->conflict()->origin, "quotient ThreadDims");
+  // One at a time, the first re-check forces the last possible equivalence instead.
+  ASSERT_EQ(d->restrict_mapping(2, 0, mapping::NOT_MAPPED), Status::Ok);
+  ASSERT_EQ(d->propagate(), Status::Ok);
+  EXPECT_EQ(d->get_mapping(2, 1), mapping::MAPPED);
+}
+
 TEST(SpacegenQuotient, NonMembersAreNotRepresentatives) {
   Backbone fun;
   fun.add_dim({1});
