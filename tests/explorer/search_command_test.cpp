@@ -98,6 +98,16 @@ TEST(SearchCommand, ABudgetOfHoursAndMinutes) {
   std::filesystem::remove_all(dir);
 }
 
+// A budget past what a double holds is no limit, as one past what the clock holds is.
+TEST(SearchCommand, ABudgetPastEveryNumberIsNoLimit) {
+  const std::filesystem::path dir = fresh_dir("endless_budget");
+  const Outcome outcome =
+      run_sculpt(small_search(dir, "1", {"--budget", "1" + std::string(400, '0') + "h"}));
+  EXPECT_EQ(outcome.code, kExitOk) << outcome.err;
+  EXPECT_NE(outcome.out.find(": 1 evaluated (1 ok)"), std::string::npos) << outcome.out;
+  std::filesystem::remove_all(dir);
+}
+
 // The best code lost (deleted, or a crash between the log line and the file): a resume replays
 // the log's best candidate and writes its code again, the same code.
 TEST(SearchCommand, AResumeWritesTheBestCodeAgain) {
