@@ -1480,10 +1480,10 @@ class Generator {
     scope.names[shape.third] = "v_" + z.name;
     const ChoiceInstance edge{c, ps[k].args, {}};
     auto keep = [&](std::size_t e) { return "keep" + std::to_string(shape.sides[e]); };
-    w.open("return scan_triangle(kTriangle, slots_" + cname(c) + ", member_bits(" +
-           set_id(effective_set(z.set)) + "), " + args_comma(edge, scope) +
-           summary(edge, scope, {}) + ", [&](ObjectId " + scope.names[shape.third] + ", ValueSet " +
-           keep(0) + ", ValueSet " + keep(1) + ")");
+    w.open("return scan_triangle(kTriangle, triangle_rows_, " + choice_id(c) + ", slots_" +
+           cname(c) + ", member_bits(" + set_id(effective_set(z.set)) + "), " +
+           args_comma(edge, scope) + summary(edge, scope, {}) + ", [&](ObjectId " +
+           scope.names[shape.third] + ", ValueSet " + keep(0) + ", ValueSet " + keep(1) + ")");
     // In the order of the patterns, as emit_supports checks and narrows them.
     const std::array<std::size_t, 2> sides = shape.sides[0] < shape.sides[1]
                                                  ? std::array<std::size_t, 2>{0, 1}
@@ -2550,9 +2550,9 @@ class Generator {
                    type + ">(now));");
           }
           if (scanned_as_triangle(c)) {
-            w.line("note_triangle_store<" + std::to_string(num_values(c)) +
-                   ">(slots, a0, a1, now, " +
-                   (antisymmetric(c) ? "flip_" + name + "(now)" : "now") + ");");
+            w.line("note_triangle_store<" + std::to_string(num_values(c)) + ">(triangle_rows_, " +
+                   id + ", a0, a1, now, " + (antisymmetric(c) ? "flip_" + name + "(now)" : "now") +
+                   ");");
           }
           w.open("if (now == 0)");
           w.line("const ObjectId ids[] = {" + (n ? id_list(n) : std::string("0")) + "};");

@@ -165,7 +165,8 @@ void CandidateBase::make_room_for_members() {
     grows = grows || stored[s] != from.set_stored[s];
   }
   if (!grows) return;
-  forget_triangle_rows();
+  // The domains keep their values, but the rows cached for them index the old block.
+  triangle_rows_ = RowVersion{};
   std::shared_ptr<const Layout> to = from.grown(stored);
   std::vector<std::uint64_t> block = to->initial;
   auto* raw = reinterpret_cast<unsigned char*>(block.data());
@@ -306,8 +307,6 @@ bool CandidateBase::fire_trigger(std::uint32_t trigger, const ObjectId* ids, std
 
 Status CandidateBase::propagate() {
   if (conflict_) return Status::Conflict;
-  // Rows read by an earlier propagation may belong to another block at the same address.
-  forget_triangle_rows();
   while (true) {
     // FIFO over a vector: process in insertion order, compact when drained.
     for (std::size_t head = 0; head < queue_.size(); ++head) {

@@ -20,6 +20,7 @@
 #include "spacegen/runtime/domain.h"
 #include "spacegen/runtime/layout.h"
 #include "spacegen/runtime/space_table.h"
+#include "spacegen/runtime/triangle.h"
 #include "support/check.h"
 
 namespace sculpt::spacegen {
@@ -301,6 +302,8 @@ class CandidateBase {
 
   std::shared_ptr<const Layout> layout_;
   std::vector<std::uint64_t> block_;
+  /// The state of the triangular choices, for the rows scans cache (spacegen/runtime/triangle.h).
+  RowVersion triangle_rows_;
 
  private:
   struct PendingTrigger {

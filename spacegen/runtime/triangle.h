@@ -7,6 +7,7 @@
 // only the z whose domains lose values reach the generated code.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -168,17 +169,13 @@ ValueSet lane_domain(const Planes<N>& planes, std::size_t lane) {
   return out;
 }
 
-/// Bumped when the rows read so far may no longer match the block: at the start of each
-/// propagation and when the block is laid out again.
-inline thread_local std::uint64_t t_row_generation = 1;
-
-/// The rows of one triangular choice (over at most 64 objects) read during this thread's
-/// current propagation. Most scans read a row an earlier scan read, and every store to the
-/// choice updates the two rows it touches, so a row is gathered once per propagation.
+/// The rows of one triangular choice (over at most 64 objects) in the state a RowVersion
+/// names. Most scans read a row an earlier scan read, and every store to the choice updates
+/// the two rows it touches, so a row is gathered once, not once per scan.
 template <std::size_t N>
 struct RowCache {
-  std::uint64_t generation = 0;
-  const unsigned char* slots = nullptr;
+  std::uint64_t version = 0;
+  std::uint32_t choice = 0;
   /// Per row, the lanes gathered (none: not read yet).
   std::array<std::uint64_t, 64> read{};
   std::array<Planes<N>, 64> rows{};
@@ -187,11 +184,18 @@ struct RowCache {
 template <std::size_t N>
 inline thread_local RowCache<N> t_rows;
 
-/// This thread's rows of the choice stored at `slots`, if they are still current.
-template <std::size_t N>
-RowCache<N>* current_rows(const unsigned char* slots) {
-  RowCache<N>& cache = t_rows<N>;
-  return cache.generation == t_row_generation && cache.slots == slots ? &cache : nullptr;
+/// Versions are unique across threads: each thread takes them from ranges of its own.
+inline std::atomic<std::uint64_t> g_next_version_range{1};
+inline thread_local std::uint64_t t_next_version = 0;
+inline thread_local std::uint64_t t_version_range_end = 0;
+
+inline std::uint64_t fresh_version() {
+  constexpr std::uint64_t kRange = std::uint64_t{1} << 20;
+  if (t_next_version == t_version_range_end) {
+    t_next_version = g_next_version_range.fetch_add(1, std::memory_order_relaxed) * kRange;
+    t_version_range_end = t_next_version + kRange;
+  }
+  return t_next_version++;
 }
 
 /// The planes of c(w, z) for the lanes z of `lanes` (w excluded), from the cache when it read
@@ -217,19 +221,28 @@ void set_lane(Planes<N>& planes, ObjectId lane, ValueSet domain) {
 
 }  // namespace triangle_detail
 
-/// Forgets the rows read so far: the next scans gather them again.
-inline void forget_triangle_rows() { ++triangle_detail::t_row_generation; }
+/// Names the state of a candidate's triangular choices, for the rows a thread caches: a
+/// candidate and its copies share a version until one of them stores to such a choice and
+/// takes a fresh one. The rows a decision's propagation read thus serve the next decision,
+/// made on a copy, and a copy that failed leaves nothing behind that another copy could read.
+struct RowVersion {
+  std::uint64_t value = triangle_detail::fresh_version();
+};
 
-/// Keeps the rows read during this propagation in step with the store of `now` into c(lo, hi)
-/// (`flipped`: the same as c(hi, lo)).
+/// Records the store of `now` into c(lo, hi) of `choice` (`flipped`: the same as c(hi, lo)),
+/// keeping this thread's rows in step when they were the candidate's.
 template <std::size_t N>
-void note_triangle_store(const unsigned char* slots, ObjectId lo, ObjectId hi, ValueSet now,
-                         ValueSet flipped) {
+void note_triangle_store(RowVersion& rows, std::uint32_t choice, ObjectId lo, ObjectId hi,
+                         ValueSet now, ValueSet flipped) {
   using namespace triangle_detail;
-  RowCache<N>* cache = current_rows<N>(slots);
-  if (cache == nullptr || hi >= 64) return;
-  if (cache->read[lo] != 0) set_lane(cache->rows[lo], hi, now);
-  if (cache->read[hi] != 0) set_lane(cache->rows[hi], lo, flipped);
+  RowCache<N>& cache = t_rows<N>;
+  const bool current = cache.version == rows.value && cache.choice == choice;
+  rows.value = fresh_version();
+  if (!current) return;
+  cache.version = rows.value;
+  if (hi >= 64) return;
+  if (cache.read[lo] != 0) set_lane(cache.rows[lo], hi, now);
+  if (cache.read[hi] != 0) set_lane(cache.rows[hi], lo, flipped);
 }
 
 /// Propagates the change of c(x, y), whose domain is now `edge`, to every triangle through the
@@ -237,12 +250,12 @@ void note_triangle_store(const unsigned char* slots, ObjectId lo, ObjectId hi, V
 /// side loses values, with the values each side keeps (in its own argument order; 0: none), in
 /// increasing z, and stops at the first status other than Ok. Each z reads the domains as they
 /// were before any narrowing, as the one-z-at-a-time loop does for its own z. Over at most 64
-/// objects the rows of x and y come from this thread's cache: every store to the choice since
-/// the last forget_triangle_rows() must have been told through note_triangle_store.
+/// objects the rows of x and y come from this thread's cache when it holds `rows`: every store
+/// to the choice must have been told through note_triangle_store.
 template <std::size_t N, typename Narrow>
-Status scan_triangle(const Triangle<N>& t, const unsigned char* slots,
-                     std::span<const std::uint64_t> members, ObjectId x, ObjectId y, ValueSet edge,
-                     Narrow&& narrow) {
+Status scan_triangle(const Triangle<N>& t, const RowVersion& rows, std::uint32_t choice,
+                     const unsigned char* slots, std::span<const std::uint64_t> members, ObjectId x,
+                     ObjectId y, ValueSet edge, Narrow&& narrow) {
   using namespace triangle_detail;
   for (std::size_t word = 0; word < members.size(); ++word) {
     const auto base = static_cast<ObjectId>(64 * word);
@@ -256,9 +269,9 @@ Status scan_triangle(const Triangle<N>& t, const unsigned char* slots,
     if (members.size() == 1) {
       // Whole rows (the other end included) serve every later scan through x or y.
       RowCache<N>& cache = t_rows<N>;
-      if (current_rows<N>(slots) == nullptr) {
-        cache.generation = t_row_generation;
-        cache.slots = slots;
+      if (cache.version != rows.value || cache.choice != choice) {
+        cache.version = rows.value;
+        cache.choice = choice;
         cache.read.fill(0);
       }
       row_x = cached_row(cache, t, slots, x, members[0] & ~(std::uint64_t{1} << x));
