@@ -145,14 +145,22 @@ TEST(SpacegenIntegerNewObjects, NewInstancesGetTheirUniverse) {
   EXPECT_EQ(c->value_name(ref, c->domain(ref)[0]), "2");
 }
 
-TEST(SpacegenQuotient, RepresentativesAndTheirCounter) {
+/// Three dimensions, all THREAD, not yet propagated.
+std::unique_ptr<space_quotient::Candidate> three_thread_dims() {
   Backbone fun;
   fun.add_dim({1});
   fun.add_dim({1});
   fun.add_dim({1});
   auto c = make_candidate<space_quotient::Candidate>(fun);
+  for (ObjectId d = 0; d < 3; ++d) {
+    EXPECT_EQ(c->restrict_kind(d, space_quotient::values::kind::THREAD), Status::Ok);
+  }
+  return c;
+}
+
+TEST(SpacegenQuotient, RepresentativesAndTheirCounter) {
+  auto c = three_thread_dims();
   using namespace space_quotient::values;
-  for (ObjectId d = 0; d < 3; ++d) ASSERT_EQ(c->restrict_kind(d, kind::THREAD), Status::Ok);
   ASSERT_EQ(c->propagate(), Status::Ok);
   EXPECT_EQ(c->get_is_thread_dim(0), is_thread_dim::TRUE);
   EXPECT_EQ(c->get_is_thread_dim(1), is_thread_dim::ALL);
@@ -172,13 +180,8 @@ TEST(SpacegenQuotient, RepresentativesAndTheirCounter) {
 // Both equivalences of dimension 2 to the lower ones change before it is re-checked: the one
 // re-check sees neither left, and fails on the representative the counter ruled out.
 TEST(SpacegenQuotient, EquivalencesChangedTogetherAreCheckedOnTheirFinalDomains) {
-  Backbone fun;
-  fun.add_dim({1});
-  fun.add_dim({1});
-  fun.add_dim({1});
-  auto c = make_candidate<space_quotient::Candidate>(fun);
+  auto c = three_thread_dims();
   using namespace space_quotient::values;
-  for (ObjectId d = 0; d < 3; ++d) ASSERT_EQ(c->restrict_kind(d, kind::THREAD), Status::Ok);
   ASSERT_EQ(c->restrict_mapping(0, 1, mapping::NOT_MAPPED), Status::Ok);
   ASSERT_EQ(c->propagate(), Status::Ok);
   ASSERT_EQ(c->get_is_thread_dim(2), is_thread_dim::FALSE);

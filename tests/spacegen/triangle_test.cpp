@@ -145,25 +145,34 @@ TEST(SpacegenTriangle, ScanNarrowsWhatTheScalarReadingNarrows) {
   }
 }
 
+/// The triangle of `tables`, its second side read as c(z, y).
+Triangle<kValues> triangle_of(const Tables& tables) {
+  return {kInvolution,
+          {{{tables.keep0.data(), kValues, 0, false}, {tables.keep1.data(), kValues, 0, true}}}};
+}
+
+/// Stores random domains into random pairs of the first `num_objects` objects.
+void store_randomly(std::mt19937& rng, Relation& c, std::size_t num_objects, int stores) {
+  for (int store = 0; store < stores; ++store) {
+    const auto hi = static_cast<ObjectId>(1 + rng() % (num_objects - 1));
+    const auto lo = static_cast<ObjectId>(rng() % hi);
+    c.set(lo, hi, random_domain(rng));
+  }
+}
+
 // Between scans, stores to the relation reach the cached rows through note_triangle_store.
 TEST(SpacegenTriangle, CachedRowsFollowTheStoresTheyAreTold) {
   std::mt19937 rng(11);
   constexpr std::size_t kFew = 60;
   const Tables tables = random_tables(rng);
-  const Triangle<kValues> t{
-      kInvolution,
-      {{{tables.keep0.data(), kValues, 0, false}, {tables.keep1.data(), kValues, 0, true}}}};
+  const Triangle<kValues> t = triangle_of(tables);
   Relation c;
   c.randomize(rng);
   const std::vector<std::uint64_t> members = random_members(rng, kFew);
   for (int round = 0; round < 300; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
     expect_scan_matches_scalar(rng, tables, t, c, members, kFew);
-    for (int store = 0; store < 20; ++store) {
-      const auto hi = static_cast<ObjectId>(1 + rng() % (kFew - 1));
-      const auto lo = static_cast<ObjectId>(rng() % hi);
-      c.set(lo, hi, random_domain(rng));
-    }
+    store_randomly(rng, c, kFew, 20);
   }
 }
 
@@ -174,9 +183,7 @@ TEST(SpacegenTriangle, CachedRowsServeCopiesUntilOneStores) {
   std::mt19937 rng(13);
   constexpr std::size_t kFew = 60;
   const Tables tables = random_tables(rng);
-  const Triangle<kValues> t{
-      kInvolution,
-      {{{tables.keep0.data(), kValues, 0, false}, {tables.keep1.data(), kValues, 0, true}}}};
+  const Triangle<kValues> t = triangle_of(tables);
   Relation parent;
   parent.randomize(rng);
   const std::vector<std::uint64_t> members = random_members(rng, kFew);
@@ -186,11 +193,7 @@ TEST(SpacegenTriangle, CachedRowsServeCopiesUntilOneStores) {
     Relation child = parent;
     EXPECT_EQ(child.rows.value, parent.rows.value);
     expect_scan_matches_scalar(rng, tables, t, child, members, kFew);
-    for (int store = 0; store < 20; ++store) {
-      const auto hi = static_cast<ObjectId>(1 + rng() % (kFew - 1));
-      const auto lo = static_cast<ObjectId>(rng() % hi);
-      child.set(lo, hi, random_domain(rng));
-    }
+    store_randomly(rng, child, kFew, 20);
     expect_scan_matches_scalar(rng, tables, t, child, members, kFew);
   }
 }
@@ -198,9 +201,7 @@ TEST(SpacegenTriangle, CachedRowsServeCopiesUntilOneStores) {
 TEST(SpacegenTriangle, ScanStopsAtTheFirstConflict) {
   std::mt19937 rng(3);
   Tables tables;  // supports nothing: every object narrows
-  const Triangle<kValues> t{
-      kInvolution,
-      {{{tables.keep0.data(), kValues, 0, false}, {tables.keep1.data(), kValues, 0, true}}}};
+  const Triangle<kValues> t = triangle_of(tables);
   Relation c;
   c.randomize(rng);
   std::vector<std::uint64_t> members((kObjects + 63) / 64, ~std::uint64_t{0});
