@@ -55,10 +55,9 @@ std::optional<double> parse_budget(const std::string& text) {
   for (auto it = std::sregex_iterator(text.begin(), text.end(), part); it != std::sregex_iterator();
        ++it) {
     const std::string unit = (*it)[2];
+    const double scale = unit == "h" ? 3600 : unit == "m" ? 60 : 1;
     // strtod, not stod: a number past a double's range is infinite (no limit), not an exception.
-    seconds += std::strtod((*it)[1].str().c_str(), nullptr) * (unit == "h"   ? 3600
-                                                               : unit == "m" ? 60
-                                                                             : 1);
+    seconds += std::strtod((*it)[1].str().c_str(), nullptr) * scale;
   }
   return seconds;
 }

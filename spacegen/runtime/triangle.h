@@ -176,6 +176,8 @@ template <std::size_t N>
 struct RowCache {
   std::uint64_t version = 0;
   std::uint32_t choice = 0;
+  /// Whether the rows are those of `choice` in the state `version` names.
+  bool holds(std::uint64_t v, std::uint32_t c) const { return version == v && choice == c; }
   /// Per row, the lanes gathered (none: not read yet).
   std::array<std::uint64_t, 64> read{};
   std::array<Planes<N>, 64> rows{};
@@ -236,7 +238,7 @@ void note_triangle_store(RowVersion& rows, std::uint32_t choice, ObjectId lo, Ob
                          ValueSet now, ValueSet flipped) {
   using namespace triangle_detail;
   RowCache<N>& cache = t_rows<N>;
-  const bool current = cache.version == rows.value && cache.choice == choice;
+  const bool current = cache.holds(rows.value, choice);
   rows.value = fresh_version();
   if (!current) return;
   cache.version = rows.value;
@@ -269,7 +271,7 @@ Status scan_triangle(const Triangle<N>& t, const RowVersion& rows, std::uint32_t
     if (members.size() == 1) {
       // Whole rows (the other end included) serve every later scan through x or y.
       RowCache<N>& cache = t_rows<N>;
-      if (cache.version != rows.value || cache.choice != choice) {
+      if (!cache.holds(rows.value, choice)) {
         cache.version = rows.value;
         cache.choice = choice;
         cache.read.fill(0);

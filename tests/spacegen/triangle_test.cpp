@@ -160,19 +160,35 @@ void store_randomly(std::mt19937& rng, Relation& c, std::size_t num_objects, int
   }
 }
 
+/// Random tables and a random relation over a word of objects, whose scans read cached rows.
+struct CachedScans {
+  static constexpr std::size_t kFew = 60;
+  explicit CachedScans(std::mt19937::result_type seed)
+      : rng(seed), tables(random_tables(rng)), t(triangle_of(tables)) {
+    relation.randomize(rng);
+    members = random_members(rng, kFew);
+  }
+  CachedScans(const CachedScans&) = delete;  // t points into tables
+  CachedScans& operator=(const CachedScans&) = delete;
+  /// A random scan of `c` (this relation or a copy) narrows what the scalar reading narrows.
+  void expect_matches_scalar(const Relation& c) {
+    expect_scan_matches_scalar(rng, tables, t, c, members, kFew);
+  }
+
+  std::mt19937 rng;
+  Tables tables;
+  Triangle<kValues> t;
+  Relation relation;
+  std::vector<std::uint64_t> members;
+};
+
 // Between scans, stores to the relation reach the cached rows through note_triangle_store.
 TEST(SpacegenTriangle, CachedRowsFollowTheStoresTheyAreTold) {
-  std::mt19937 rng(11);
-  constexpr std::size_t kFew = 60;
-  const Tables tables = random_tables(rng);
-  const Triangle<kValues> t = triangle_of(tables);
-  Relation c;
-  c.randomize(rng);
-  const std::vector<std::uint64_t> members = random_members(rng, kFew);
+  CachedScans scans(11);
   for (int round = 0; round < 300; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
-    expect_scan_matches_scalar(rng, tables, t, c, members, kFew);
-    store_randomly(rng, c, kFew, 20);
+    scans.expect_matches_scalar(scans.relation);
+    store_randomly(scans.rng, scans.relation, CachedScans::kFew, 20);
   }
 }
 
@@ -180,21 +196,16 @@ TEST(SpacegenTriangle, CachedRowsFollowTheStoresTheyAreTold) {
 // again, reads its own domains, not the copy's (as a search's next try from the same parent
 // must, after a failed one).
 TEST(SpacegenTriangle, CachedRowsServeCopiesUntilOneStores) {
-  std::mt19937 rng(13);
-  constexpr std::size_t kFew = 60;
-  const Tables tables = random_tables(rng);
-  const Triangle<kValues> t = triangle_of(tables);
-  Relation parent;
-  parent.randomize(rng);
-  const std::vector<std::uint64_t> members = random_members(rng, kFew);
+  CachedScans scans(13);
+  const Relation& parent = scans.relation;
   for (int round = 0; round < 100; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
-    expect_scan_matches_scalar(rng, tables, t, parent, members, kFew);
+    scans.expect_matches_scalar(parent);
     Relation child = parent;
     EXPECT_EQ(child.rows.value, parent.rows.value);
-    expect_scan_matches_scalar(rng, tables, t, child, members, kFew);
-    store_randomly(rng, child, kFew, 20);
-    expect_scan_matches_scalar(rng, tables, t, child, members, kFew);
+    scans.expect_matches_scalar(child);
+    store_randomly(scans.rng, child, CachedScans::kFew, 20);
+    scans.expect_matches_scalar(child);
   }
 }
 
