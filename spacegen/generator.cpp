@@ -1130,11 +1130,12 @@ class Generator {
     return out;
   }
   /// When a change of an enum instance from `old` to `now` wakes a call: always (nothing
-  /// below), when it settles `is` against one of `settled`, or when it moves the domain to
-  /// another wake class of support table `table`, pattern `pattern` (read through the
-  /// involution when `flip`).
+  /// below), when it settles `is` against one of `settled` (only when it makes one false, if
+  /// `falsified`), or when it moves the domain to another wake class of support table `table`,
+  /// pattern `pattern` (read through the involution when `flip`).
   struct Wake {
     std::vector<ValueSet> settled;
+    bool falsified = false;
     std::optional<std::size_t> table;
     std::size_t pattern = 0;
     bool flip = false;
@@ -1170,10 +1171,12 @@ class Generator {
       auto read = [&](ValueSet d) { return wake.flip ? flip_values(c, d) : d; };
       return classes[read(old)] != classes[read(now)];
     }
-    // The runtime's own test, which the guard calls.
+    // The runtime's own tests, which the guard calls.
     return wake.settled.empty() ||
-           std::any_of(wake.settled.begin(), wake.settled.end(),
-                       [&](ValueSet mask) { return truth_settled(old, now, mask); });
+           std::any_of(wake.settled.begin(), wake.settled.end(), [&](ValueSet mask) {
+             return wake.falsified ? truth_falsified(old, now, mask)
+                                   : truth_settled(old, now, mask);
+           });
   }
   /// The test (in `old` and `now`, parenthesized) of when a wake-up that is not always fires.
   std::string guard_text(ChoiceId c, const Wake& wake) const {
@@ -1185,9 +1188,9 @@ class Generator {
       return "(" + classes + "[" + read("old") + "] != " + classes + "[" + read("now") + "])";
     }
     std::string out;
+    const std::string test = wake.falsified ? "truth_falsified" : "truth_settled";
     for (ValueSet mask : wake.settled) {
-      out +=
-          (out.empty() ? "" : " || ") + std::string("truth_settled(old, now, ") + hex(mask) + ")";
+      out += (out.empty() ? "" : " || ") + test + "(old, now, " + hex(mask) + ")";
     }
     return "(" + out + ")";
   }
@@ -1875,7 +1878,7 @@ class Generator {
         case ChoiceKind::Enum:
           emit_enum_getter(w, c);
           w.line("[[nodiscard]] Status restrict_" + name + "(" + id_params_comma(n) +
-                 "ValueSet values, Origin origin = kAction);");
+                 "ValueSet values, Origin origin = kAction" + queue_param(c, " = true") + ");");
           break;
         case ChoiceKind::Integer:
           w.line("Interval get_" + name + "(" + id_params(n) + ") const;");
@@ -1945,7 +1948,8 @@ class Generator {
       if (antisymmetric(c)) emit_flip(w, c);
       switch (choice.kind) {
         case ChoiceKind::Enum:
-          w.line("Status changed_" + name + "(" + id_params_comma(n) + "ValueSet old);");
+          w.line("Status changed_" + name + "(" + id_params_comma(n) + "ValueSet old" +
+                 queue_param(c, " = true") + ");");
           break;
         case ChoiceKind::Integer:
           w.line("sculpt::spacegen::IntDomainRef domain_" + name + "(" + id_params(n) + ");");
@@ -2531,7 +2535,7 @@ class Generator {
         case ChoiceKind::Enum: {
           std::string type = enum_type(c);
           w.open("Status Candidate::restrict_" + name + "(" + id_params_comma(n) +
-                 "ValueSet values, Origin origin)");
+                 "ValueSet values, Origin origin" + queue_param(c, "") + ")");
           if (triangular(c)) {
             w.open("if (a0 > a1)");
             w.line("std::swap(a0, a1);");
@@ -2558,12 +2562,15 @@ class Generator {
           w.line("const ObjectId ids[] = {" + (n ? id_list(n) : std::string("0")) + "};");
           w.line("return fail(origin, " + id + ", ids);");
           w.close();
-          w.line("return changed_" + name + "(" + id_list(n) + (n ? ", " : "") + "old);");
+          w.line("return changed_" + name + "(" + id_list(n) + (n ? ", " : "") + "old" +
+                 (woken_only_by_own_check(c) ? ", queue" : "") + ");");
           w.close();
-          w.open("Status Candidate::changed_" + name + "(" + id_params_comma(n) + "ValueSet old)");
+          w.open("Status Candidate::changed_" + name + "(" + id_params_comma(n) + "ValueSet old" +
+                 queue_param(c, "") + ")");
           w.line("[[maybe_unused]] const ValueSet now = get_" + name + "(" + id_list(n) + ");");
           emit_counter_hooks(w, c, "old");
-          w.line("enqueue(" + id + ", " + index_expr(c, n) + ", {" + id_list(n) + "}, old);");
+          w.line(std::string(woken_only_by_own_check(c) ? "if (queue) " : "") + "enqueue(" + id +
+                 ", " + index_expr(c, n) + ", {" + id_list(n) + "}, old);");
           w.line("return Status::Ok;");
           w.close();
           break;
@@ -2736,16 +2743,20 @@ class Generator {
       CodeWriter body;
       // A triangular instance is read through both orders of its arguments, unless a
       // symmetric support table reads every permutation at once. `table`: the support table
-      // whose wake classes say when pattern `k` wakes the call.
-      auto each = [&](const std::string& fn, bool status, bool both_orders, const Item& item,
+      // whose wake classes say when pattern `k` wakes the call. A constraint's call returns a
+      // status, and its clauses (disjunctions) learn something only when a condition becomes
+      // false: one that becomes true satisfies its clause for good. A trigger fires when its
+      // conditions hold.
+      auto each = [&](const std::string& fn, bool constraint, bool both_orders, const Item& item,
                       const Pattern& p, bool reads_domains,
                       std::optional<std::size_t> table = std::nullopt, std::size_t k = 0) {
         for (bool flipped : {false, true}) {
           if (flipped && !(triangular(c) && both_orders)) break;
           std::string call = fn + (flipped ? "(swapped)" : "(ids)");
           Wake wake = wake_of(item, p, flipped, reads_domains);
-          if (table) wake = Wake{{}, table, k, flipped && antisymmetric(c)};
-          body.line(guarded_by(condition(wake)) + (status ? check(call) : call + ";"));
+          wake.falsified = constraint;
+          if (table) wake = Wake{{}, false, table, k, flipped && antisymmetric(c)};
+          body.line(guarded_by(condition(wake)) + (constraint ? check(call) : call + ";"));
         }
       };
       for (std::size_t i = 0; i < constraints_.size(); ++i) {
@@ -3024,6 +3035,37 @@ class Generator {
     return false;
   }
 
+  /// Whether choice c is the representative of one quotient whose check is all a change of it
+  /// wakes (no constraint, trigger or other quotient reads it; counters are updated at the
+  /// change). The check is idempotent: what it does to its representative changes nothing it
+  /// would do next, so its own restrictions of it queue nothing.
+  bool woken_only_by_own_check(ChoiceId c) const {
+    std::size_t checks = 0;
+    for (std::size_t q = 0; q < quotients_.size(); ++q) {
+      if (m_.quotients[q].repr_choice == c) ++checks;
+      if (m_.quotients[q].equivalence == c || reads_choice(quotients_[q], c)) return false;
+    }
+    for (std::size_t i = 0; i < constraints_.size(); ++i) {
+      const std::vector<Pattern> ps = patterns_of(constraints_[i]);
+      for (std::size_t k : woken_patterns(i)) {
+        if (ps[k].choice == c) return false;
+      }
+    }
+    for (const Item& t : triggers_) {
+      if (reads_choice(t, c)) return false;
+    }
+    return checks == 1;
+  }
+  /// The parameter that lets a quotient's check restrict its representative without queueing
+  /// it (see woken_only_by_own_check), with its default `init`; nothing for other choices.
+  std::string queue_param(ChoiceId c, const std::string& init) const {
+    return woken_only_by_own_check(c) ? ", bool queue" + init : "";
+  }
+  static bool reads_choice(const Item& item, ChoiceId c) {
+    const std::vector<Pattern> ps = patterns_of(item);
+    return std::any_of(ps.begin(), ps.end(), [&](const Pattern& p) { return p.choice == c; });
+  }
+
   /// Quotient q: repr(params, x) is TRUE exactly for the lowest-id member x of each class of
   /// members satisfying the condition.
   void emit_quotient(CodeWriter& w, std::size_t qi) const {
@@ -3040,6 +3082,10 @@ class Generator {
     for (std::size_t p = 0; p < np; ++p) params_args += "params[" + std::to_string(p) + "], ";
     std::uint64_t t = value_bit(q.repr_choice, "TRUE");
     std::uint64_t f = value_bit(q.repr_choice, "FALSE");
+    // The check's own settling of the representative (then it has nothing left to do).
+    const std::string settle_repr = "return restrict_" + repr + "(" + params_args + "x, ";
+    const std::string settled =
+        ", " + origin + (woken_only_by_own_check(q.repr_choice) ? ", /*queue=*/false);" : ");");
     auto cond_truth = [&](const std::string& x) {
       Scope scope{&item, std::vector<std::string>(item.vars.size())};
       for (std::size_t p = 0; p < np; ++p) scope.names[p] = "params[" + std::to_string(p) + "]";
@@ -3078,8 +3124,7 @@ class Generator {
            "_check_among(const ObjectId* params, ObjectId x, const Members& ys)");
     w.line("(void)params;");
     w.line("const Truth cx = " + cond_truth("x") + ";");
-    w.line("if (cx == Truth::False) return restrict_" + repr + "(" + params_args + "x, " +
-           mask(q.repr_choice, f) + ", " + origin + ");");
+    w.line("if (cx == Truth::False) " + settle_repr + mask(q.repr_choice, f) + settled);
     w.line("int possible = 0;");
     w.line("ObjectId last = 0;");
     w.open("for (const ObjectId y : ys)");
@@ -3089,13 +3134,13 @@ class Generator {
     w.line("if (e == Truth::False) continue;");
     w.line("const Truth cy = " + cond_truth("y") + ";");
     w.line("if (cy == Truth::False) continue;");
-    w.line("if (cy == Truth::True && e == Truth::True) return restrict_" + repr + "(" +
-           params_args + "x, " + mask(q.repr_choice, f) + ", " + origin + ");");
+    w.line("if (cy == Truth::True && e == Truth::True) " + settle_repr + mask(q.repr_choice, f) +
+           settled);
     w.line("++possible;");
     w.line("last = y;");
     w.close();
-    w.line("if (cx == Truth::True && possible == 0) return restrict_" + repr + "(" + params_args +
-           "x, " + mask(q.repr_choice, t) + ", " + origin + ");");
+    w.line("if (cx == Truth::True && possible == 0) " + settle_repr + mask(q.repr_choice, t) +
+           settled);
     w.line("const ValueSet r = get_" + repr + "(" + params_args + "x);");
     w.open("if (r == " + mask(q.repr_choice, t) + ")");
     {

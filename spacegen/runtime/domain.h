@@ -119,6 +119,12 @@ inline Truth truth_is(ValueSet domain, ValueSet values) {
   return truth_is(old, values) == Truth::Unknown && truth_is(now, values) != Truth::Unknown;
 }
 
+/// Whether `domain is values` is false for `now` but was unknown for `old`: the only way a
+/// change of the domain can matter to a clause (a disjunction) that reads it through `is`.
+[[gnu::always_inline]] inline bool truth_falsified(ValueSet old, ValueSet now, ValueSet values) {
+  return truth_is(old, values) == Truth::Unknown && truth_is(now, values) == Truth::False;
+}
+
 /// Reads `count` consecutive packed domains from instance `index` on into `out`, eight at a time
 /// from one word (the layout leaves a word after the last slot of the block): `out` has room
 /// for `count` rounded up to a multiple of 8.

@@ -60,6 +60,14 @@ TEST(SpacegenRuntime, ThreeValuedComparisons) {
   EXPECT_EQ(truth_is(0b011, 0b001), Truth::Unknown);
   EXPECT_EQ(truth_is(0b001, 0b011), Truth::True);
   EXPECT_EQ(truth_is(0b100, 0b011), Truth::False);
+  // What wakes a propagator reading `domain is 0b011`: the truth settling (counters, quotient
+  // checks), or only becoming false (clauses).
+  EXPECT_TRUE(truth_settled(0b111, 0b011, 0b011));
+  EXPECT_FALSE(truth_falsified(0b111, 0b011, 0b011));
+  EXPECT_TRUE(truth_falsified(0b111, 0b100, 0b011));
+  EXPECT_FALSE(truth_settled(0b111, 0b101, 0b011));
+  EXPECT_FALSE(truth_falsified(0b111, 0b101, 0b011));
+  EXPECT_TRUE(truth_settled(0b111, 0b100, 0b011));
   EXPECT_EQ(truth_enum_equal(0b010, 0b010), Truth::True);
   EXPECT_EQ(truth_enum_equal(0b011, 0b010), Truth::Unknown);
   EXPECT_EQ(allowed_range(CompareOp::Lt, {4, 9}), (Interval{-kInfinity, 8}));

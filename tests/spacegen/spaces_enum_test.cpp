@@ -35,6 +35,22 @@ TEST(SpacegenEnumIs, InstructionsLoseBlueAndRedForcesRound) {
   EXPECT_EQ(c->get_shape(0), shape::ROUND);
 }
 
+// A clause is woken when one of its conditions becomes false, also when the domain got there in
+// two restrictions before propagating; a condition that becomes true satisfies it.
+TEST(SpacegenEnumIs, ClausesWakeWhenAConditionBecomesFalse) {
+  Backbone fun;
+  fun.add_dim({1, 2});
+  fun.add_dim({1, 2});
+  auto c = make_candidate<space_enum_is::Candidate>(fun);
+  using namespace space_enum_is::values;
+  ASSERT_EQ(c->restrict_color(0, color::GREEN), Status::Ok);  // `is not RED` becomes true
+  ASSERT_EQ(c->restrict_color(1, color::RED | color::GREEN), Status::Ok);
+  ASSERT_EQ(c->restrict_color(1, color::RED), Status::Ok);  // then false
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_shape(0), shape::ALL);
+  EXPECT_EQ(c->get_shape(1), shape::ROUND);
+}
+
 // Ten values take two bytes a domain, two values two bits; both read and restrict alike,
 // through the generated accessors and the type-erased view.
 TEST(SpacegenEnumWide, WholeBytesBesidePackedBits) {

@@ -6,6 +6,7 @@
 #include "generated/space_integer_new_objects/space.h"
 #include "generated/space_quotient/space.h"
 #include "generated/space_quotient_constraint/space.h"
+#include "generated/space_quotient_counted/space.h"
 #include "generated/space_trigger/space.h"
 #include "generated/space_trigger_global/space.h"
 #include "generated/space_trigger_late/space.h"
@@ -209,6 +210,34 @@ TEST(SpacegenQuotient, NonMembersAreNotRepresentatives) {
   ASSERT_EQ(c->restrict_is_thread_dim(1, is_thread_dim::TRUE), Status::Ok);
   ASSERT_EQ(c->propagate(), Status::Ok);
   EXPECT_EQ(c->get_kind(1), kind::THREAD);
+}
+
+// The check settles the representatives and the counter counts them, but what the check does
+// to a representative wakes nothing: the check would find nothing more to do, and nothing else
+// reads them. A representative the search restricts is propagated.
+TEST(SpacegenQuotientCounted, TheCheckDoesNotWakeItself) {
+  Backbone fun;
+  fun.add_dim({1});
+  fun.add_dim({1});
+  auto c = make_candidate<space_quotient_counted::Candidate>(fun);
+  using namespace space_quotient_counted::values;
+  const std::uint64_t start = CandidateBase::wakeups_on_this_thread();
+  ASSERT_EQ(c->restrict_kind(0, kind::THREAD), Status::Ok);
+  ASSERT_EQ(c->restrict_kind(1, kind::LOOP), Status::Ok);
+  ASSERT_EQ(c->propagate(), Status::Ok);
+  EXPECT_EQ(c->get_is_thread_dim(0), is_thread_dim::TRUE);
+  EXPECT_EQ(c->get_is_thread_dim(1), is_thread_dim::FALSE);
+  EXPECT_EQ(c->get_num_threads(), (Interval{1, 1}));
+  // kind(0), kind(1) and the counter; neither representative.
+  EXPECT_EQ(CandidateBase::wakeups_on_this_thread() - start, 3u);
+  auto d = make_candidate<space_quotient_counted::Candidate>(fun);
+  ASSERT_EQ(d->restrict_is_thread_dim(1, is_thread_dim::TRUE), Status::Ok);
+  ASSERT_EQ(d->propagate(), Status::Ok);
+  EXPECT_EQ(d->get_kind(1), kind::THREAD);
+  EXPECT_EQ(d->get_mapping(0, 1), mapping::ALL);
+  ASSERT_EQ(d->restrict_kind(0, kind::THREAD), Status::Ok);
+  ASSERT_EQ(d->propagate(), Status::Ok);
+  EXPECT_EQ(d->get_mapping(0, 1), mapping::NOT_MAPPED);
 }
 
 TEST(SpacegenQuotientConstraint, ConstraintOverRepresentatives) {
