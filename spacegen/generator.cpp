@@ -1948,8 +1948,6 @@ class Generator {
       if (antisymmetric(c)) emit_flip(w, c);
       switch (choice.kind) {
         case ChoiceKind::Enum:
-          w.line("Status changed_" + name + "(" + id_params_comma(n) + "ValueSet old" +
-                 queue_param(c, " = true") + ");");
           break;
         case ChoiceKind::Integer:
           w.line("sculpt::spacegen::IntDomainRef domain_" + name + "(" + id_params(n) + ");");
@@ -2562,15 +2560,9 @@ class Generator {
           w.line("const ObjectId ids[] = {" + (n ? id_list(n) : std::string("0")) + "};");
           w.line("return fail(origin, " + id + ", ids);");
           w.close();
-          w.line("return changed_" + name + "(" + id_list(n) + (n ? ", " : "") + "old" +
-                 (woken_only_by_own_check(c) ? ", queue" : "") + ");");
-          w.close();
-          w.open("Status Candidate::changed_" + name + "(" + id_params_comma(n) + "ValueSet old" +
-                 queue_param(c, "") + ")");
-          w.line("[[maybe_unused]] const ValueSet now = get_" + name + "(" + id_list(n) + ");");
           emit_counter_hooks(w, c, "old");
           w.line(std::string(woken_only_by_own_check(c) ? "if (queue) " : "") + "enqueue(" + id +
-                 ", " + index_expr(c, n) + ", {" + id_list(n) + "}, old);");
+                 ", index, {" + id_list(n) + "}, old);");
           w.line("return Status::Ok;");
           w.close();
           break;
