@@ -22,4 +22,11 @@ std::unique_ptr<Space> make_candidate(const Backbone& fun, Status* status = null
   return candidate;
 }
 
+/// A backbone of `count` dimensions of size 1.
+inline Backbone unit_dims(int count) {
+  Backbone fun;
+  for (int d = 0; d < count; ++d) fun.add_dim({1});
+  return fun;
+}
+
 }  // namespace sculpt::spacegen::test

@@ -38,10 +38,7 @@ TEST(SpacegenEnumIs, InstructionsLoseBlueAndRedForcesRound) {
 // A clause is woken when one of its conditions becomes false, also when the domain got there in
 // two restrictions before propagating; a condition that becomes true satisfies it.
 TEST(SpacegenEnumIs, ClausesWakeWhenAConditionBecomesFalse) {
-  Backbone fun;
-  fun.add_dim({1, 2});
-  fun.add_dim({1, 2});
-  auto c = make_candidate<space_enum_is::Candidate>(fun);
+  auto c = make_candidate<space_enum_is::Candidate>(unit_dims(2));
   using namespace space_enum_is::values;
   ASSERT_EQ(c->restrict_color(0, color::GREEN), Status::Ok);  // `is not RED` becomes true
   ASSERT_EQ(c->restrict_color(1, color::RED | color::GREEN), Status::Ok);
@@ -97,10 +94,7 @@ TEST(SpacegenAlias, ValueRequiresAndAliasRequires) {
 }
 
 TEST(SpacegenImplication, LastConditionIsForced) {
-  Backbone fun;
-  fun.add_dim({1});
-  fun.add_dim({1});
-  auto c = make_candidate<space_implication::Candidate>(fun);
+  auto c = make_candidate<space_implication::Candidate>(unit_dims(2));
   using namespace space_implication::values;
   ASSERT_EQ(c->restrict_a(0, a::Y | a::Z), Status::Ok);
   ASSERT_EQ(c->propagate(), Status::Ok);
@@ -111,9 +105,7 @@ TEST(SpacegenImplication, LastConditionIsForced) {
 }
 
 TEST(SpacegenChoiceEqual, EqualAndNotEqual) {
-  Backbone fun;
-  fun.add_dim({1});
-  auto c = make_candidate<space_choice_equal::Candidate>(fun);
+  auto c = make_candidate<space_choice_equal::Candidate>(unit_dims(1));
   using namespace space_choice_equal::values;
   ASSERT_EQ(c->restrict_left(0, left::A | left::C), Status::Ok);
   ASSERT_EQ(c->propagate(), Status::Ok);
@@ -210,11 +202,7 @@ TEST(SpacegenTransitivity, CycleIsAConflict) {
 }
 
 TEST(SpacegenSymmetric, BothOrdersReadTheSameInstance) {
-  Backbone fun;
-  fun.add_dim({1});
-  fun.add_dim({1});
-  fun.add_dim({1});
-  auto c = make_candidate<space_symmetric::Candidate>(fun);
+  auto c = make_candidate<space_symmetric::Candidate>(unit_dims(3));
   using namespace space_symmetric::values;
   ASSERT_EQ(c->restrict_fused(1, 0, fused::TRUE), Status::Ok);
   ASSERT_EQ(c->propagate(), Status::Ok);

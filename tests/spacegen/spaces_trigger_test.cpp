@@ -17,10 +17,7 @@ namespace {
 
 /// The trigger space on two dimensions (0 and 1) and no instruction yet.
 std::unique_ptr<space_trigger::Candidate> trigger_root() {
-  Backbone fun;
-  fun.add_dim({1});
-  fun.add_dim({1});
-  return make_candidate<space_trigger::Candidate>(fun);
+  return make_candidate<space_trigger::Candidate>(unit_dims(2));
 }
 
 TEST(SpacegenTrigger, LoweringAddsAConstrainedInstruction) {
@@ -78,11 +75,7 @@ TEST(SpacegenTrigger, ConstraintsReachNewObjects) {
 }
 
 TEST(SpacegenTriggerGlobal, TriggerOnACounter) {
-  Backbone fun;
-  fun.add_dim({1});
-  fun.add_dim({1});
-  fun.add_dim({1});
-  auto c = make_candidate<space_trigger_global::Candidate>(fun);
+  auto c = make_candidate<space_trigger_global::Candidate>(unit_dims(3));
   using namespace space_trigger_global::values;
   ASSERT_EQ(c->restrict_on(0, on::YES), Status::Ok);
   ASSERT_EQ(c->propagate(), Status::Ok);
@@ -95,9 +88,7 @@ TEST(SpacegenTriggerGlobal, TriggerOnACounter) {
 
 // The next open instance of a search can be one a lowering adds before those already decided.
 TEST(SpacegenTriggerLate, FirstOpenInstanceSeesNewObjects) {
-  Backbone fun;
-  for (int d = 0; d < 3; ++d) fun.add_dim({1});
-  auto c = make_candidate<space_trigger_late::Candidate>(fun);
+  auto c = make_candidate<space_trigger_late::Candidate>(unit_dims(3));
   using namespace space_trigger_late::values;
   for (ObjectId d = 0; d < 3; ++d) ASSERT_EQ(c->restrict_color(d, color::RED), Status::Ok);
   ASSERT_EQ(c->restrict_merge(0, 1, merge::NO), Status::Ok);
@@ -134,9 +125,7 @@ TEST(SpacegenCounterNewObjects, CountersIncludeObjectsAddedLater) {
 }
 
 TEST(SpacegenIntegerNewObjects, NewInstancesGetTheirUniverse) {
-  Backbone fun;
-  fun.add_dim({1});
-  auto c = make_candidate<space_integer_new_objects::Candidate>(fun);
+  auto c = make_candidate<space_integer_new_objects::Candidate>(unit_dims(1));
   using namespace space_integer_new_objects::values;
   ASSERT_EQ(c->restrict_go(0, go::YES), Status::Ok);
   ASSERT_EQ(c->propagate(), Status::Ok);
@@ -148,11 +137,7 @@ TEST(SpacegenIntegerNewObjects, NewInstancesGetTheirUniverse) {
 
 /// Three dimensions, all THREAD, not yet propagated.
 std::unique_ptr<space_quotient::Candidate> three_thread_dims() {
-  Backbone fun;
-  fun.add_dim({1});
-  fun.add_dim({1});
-  fun.add_dim({1});
-  auto c = make_candidate<space_quotient::Candidate>(fun);
+  auto c = make_candidate<space_quotient::Candidate>(unit_dims(3));
   for (ObjectId d = 0; d < 3; ++d) {
     EXPECT_EQ(c->restrict_kind(d, space_quotient::values::kind::THREAD), Status::Ok);
   }
@@ -199,10 +184,7 @@ TEST(SpacegenQuotient, EquivalencesChangedTogetherAreCheckedOnTheirFinalDomains)
 }
 
 TEST(SpacegenQuotient, NonMembersAreNotRepresentatives) {
-  Backbone fun;
-  fun.add_dim({1});
-  fun.add_dim({1});
-  auto c = make_candidate<space_quotient::Candidate>(fun);
+  auto c = make_candidate<space_quotient::Candidate>(unit_dims(2));
   using namespace space_quotient::values;
   ASSERT_EQ(c->restrict_kind(0, kind::LOOP), Status::Ok);
   ASSERT_EQ(c->propagate(), Status::Ok);
@@ -216,10 +198,7 @@ TEST(SpacegenQuotient, NonMembersAreNotRepresentatives) {
 // to a representative wakes nothing: the check would find nothing more to do, and nothing else
 // reads them. A representative the search restricts is propagated.
 TEST(SpacegenQuotientCounted, TheCheckDoesNotWakeItself) {
-  Backbone fun;
-  fun.add_dim({1});
-  fun.add_dim({1});
-  auto c = make_candidate<space_quotient_counted::Candidate>(fun);
+  auto c = make_candidate<space_quotient_counted::Candidate>(unit_dims(2));
   using namespace space_quotient_counted::values;
   const std::uint64_t start = CandidateBase::wakeups_on_this_thread();
   ASSERT_EQ(c->restrict_kind(0, kind::THREAD), Status::Ok);
@@ -230,7 +209,7 @@ TEST(SpacegenQuotientCounted, TheCheckDoesNotWakeItself) {
   EXPECT_EQ(c->get_num_threads(), (Interval{1, 1}));
   // kind(0), kind(1) and the counter; neither representative.
   EXPECT_EQ(CandidateBase::wakeups_on_this_thread() - start, 3u);
-  auto d = make_candidate<space_quotient_counted::Candidate>(fun);
+  auto d = make_candidate<space_quotient_counted::Candidate>(unit_dims(2));
   ASSERT_EQ(d->restrict_is_thread_dim(1, is_thread_dim::TRUE), Status::Ok);
   ASSERT_EQ(d->propagate(), Status::Ok);
   EXPECT_EQ(d->get_kind(1), kind::THREAD);
@@ -241,10 +220,7 @@ TEST(SpacegenQuotientCounted, TheCheckDoesNotWakeItself) {
 }
 
 TEST(SpacegenQuotientConstraint, ConstraintOverRepresentatives) {
-  Backbone fun;
-  fun.add_dim({1});
-  fun.add_dim({1});
-  auto c = make_candidate<space_quotient_constraint::Candidate>(fun);
+  auto c = make_candidate<space_quotient_constraint::Candidate>(unit_dims(2));
   using namespace space_quotient_constraint::values;
   ASSERT_EQ(c->restrict_kind(0, kind::THREAD), Status::Ok);
   ASSERT_EQ(c->restrict_kind(1, kind::LOOP), Status::Ok);
