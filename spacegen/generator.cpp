@@ -1947,7 +1947,7 @@ class Generator {
       emit_index(w, c);
       if (antisymmetric(c)) emit_flip(w, c);
       switch (choice.kind) {
-        case ChoiceKind::Enum:
+        case ChoiceKind::Enum:  // restrict_<choice> (public) does it all
           break;
         case ChoiceKind::Integer:
           w.line("sculpt::spacegen::IntDomainRef domain_" + name + "(" + id_params(n) + ");");
@@ -3074,10 +3074,12 @@ class Generator {
     for (std::size_t p = 0; p < np; ++p) params_args += "params[" + std::to_string(p) + "], ";
     std::uint64_t t = value_bit(q.repr_choice, "TRUE");
     std::uint64_t f = value_bit(q.repr_choice, "FALSE");
-    // The check's own settling of the representative (then it has nothing left to do).
-    const std::string settle_repr = "return restrict_" + repr + "(" + params_args + "x, ";
-    const std::string settled =
-        ", " + origin + (woken_only_by_own_check(q.repr_choice) ? ", /*queue=*/false);" : ");");
+    // The check settles the representative to `value`, and then has nothing left to do.
+    const bool quiet = woken_only_by_own_check(q.repr_choice);
+    auto settle = [&](std::uint64_t value) {
+      return "return restrict_" + repr + "(" + params_args + "x, " + mask(q.repr_choice, value) +
+             ", " + origin + (quiet ? ", /*queue=*/false);" : ");");
+    };
     auto cond_truth = [&](const std::string& x) {
       Scope scope{&item, std::vector<std::string>(item.vars.size())};
       for (std::size_t p = 0; p < np; ++p) scope.names[p] = "params[" + std::to_string(p) + "]";
@@ -3116,7 +3118,7 @@ class Generator {
            "_check_among(const ObjectId* params, ObjectId x, const Members& ys)");
     w.line("(void)params;");
     w.line("const Truth cx = " + cond_truth("x") + ";");
-    w.line("if (cx == Truth::False) " + settle_repr + mask(q.repr_choice, f) + settled);
+    w.line("if (cx == Truth::False) " + settle(f));
     w.line("int possible = 0;");
     w.line("ObjectId last = 0;");
     w.open("for (const ObjectId y : ys)");
@@ -3126,13 +3128,11 @@ class Generator {
     w.line("if (e == Truth::False) continue;");
     w.line("const Truth cy = " + cond_truth("y") + ";");
     w.line("if (cy == Truth::False) continue;");
-    w.line("if (cy == Truth::True && e == Truth::True) " + settle_repr + mask(q.repr_choice, f) +
-           settled);
+    w.line("if (cy == Truth::True && e == Truth::True) " + settle(f));
     w.line("++possible;");
     w.line("last = y;");
     w.close();
-    w.line("if (cx == Truth::True && possible == 0) " + settle_repr + mask(q.repr_choice, t) +
-           settled);
+    w.line("if (cx == Truth::True && possible == 0) " + settle(t));
     w.line("const ValueSet r = get_" + repr + "(" + params_args + "x);");
     w.open("if (r == " + mask(q.repr_choice, t) + ")");
     {
