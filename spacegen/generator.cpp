@@ -421,21 +421,23 @@ class Generator {
     }
     filters_.push_back({&cond, &item, vars});
   }
-  bool cached(const Condition& cond) const {
-    return std::any_of(filters_.begin(), filters_.end(),
-                       [&](const StaticFilter& f) { return f.cond == &cond; });
+  /// The static filter caching `cond`, if any.
+  std::optional<std::size_t> filter_of(const Condition& cond) const {
+    for (std::size_t k = 0; k < filters_.size(); ++k) {
+      if (filters_[k].cond == &cond) return k;
+    }
+    return std::nullopt;
   }
+  bool cached(const Condition& cond) const { return filter_of(cond).has_value(); }
   /// The boolean value of a host-code condition: the cached filter when there is one.
   std::string static_code(const Condition& cond, const Scope& scope) const {
-    for (std::size_t k = 0; k < filters_.size(); ++k) {
-      if (filters_[k].cond != &cond) continue;
-      std::string args;
-      for (std::size_t i = 0; i < filters_[k].vars.size(); ++i) {
-        args += (i ? ", " : "") + scope.names[filters_[k].vars[i]];
-      }
-      return "filter_" + std::to_string(k) + "(" + args + ")";
+    const std::optional<std::size_t> k = filter_of(cond);
+    if (!k) return "static_cast<bool>(" + host(cond.code, scope) + ")";
+    std::string args;
+    for (std::size_t i = 0; i < filters_[*k].vars.size(); ++i) {
+      args += (i ? ", " : "") + scope.names[filters_[*k].vars[i]];
     }
-    return "static_cast<bool>(" + host(cond.code, scope) + ")";
+    return "filter_" + std::to_string(*k) + "(" + args + ")";
   }
 
   std::string constraint_name(std::size_t i) const {
@@ -805,13 +807,18 @@ class Generator {
   /// distinct from the others); `in_loop` whether a `continue` skips to the next tuple (else
   /// the enclosing function may return).
   using LevelHook = std::function<void(const std::vector<bool>& ready, bool in_loop)>;
+  /// Called by emit_scope before it loops over the members of set `s` to bind $v, with the
+  /// variables `ready` so far: the range of a loop that skips objects the body would skip for
+  /// any value of the later variables (see FilterTable::holding), or empty for every member.
+  using LoopRange = std::function<std::string(VarId v, SetId s, const std::vector<bool>& ready)>;
 
   /// Emits the loops binding every unbound variable of `scope` (in declaration order) and
   /// the checks that make a tuple valid (membership of variables bound from outside,
   /// distinct objects), then `body`, then closes everything. `level`, when given, runs after
-  /// the checks of each binding.
+  /// the checks of each binding; `range`, when given, may narrow the loops over members.
   void emit_scope(CodeWriter& w, Scope& scope, const std::vector<bool>& needs_membership,
-                  const std::function<void()>& body, const LevelHook& level = {}) const {
+                  const std::function<void()>& body, const LevelHook& level = {},
+                  const LoopRange& range = {}) const {
     const auto& vars = scope.item->vars;
     int opened = 0;
     std::vector<bool> membership_done(vars.size(), false);
@@ -841,13 +848,15 @@ class Generator {
         }
       }
     };
-    auto run_level = [&](bool in_loop) {
-      if (!level) return;
-      std::vector<bool> ready(vars.size());
+    auto ready = [&] {
+      std::vector<bool> out(vars.size());
       for (VarId v = 0; v < vars.size(); ++v) {
-        ready[v] = !scope.names[v].empty() && (membership_done[v] || !needs_membership[v]);
+        out[v] = !scope.names[v].empty() && (membership_done[v] || !needs_membership[v]);
       }
-      level(ready, in_loop);
+      return out;
+    };
+    auto run_level = [&](bool in_loop) {
+      if (level) level(ready(), in_loop);
     };
     emit_ready_checks();
     run_level(false);
@@ -887,7 +896,9 @@ class Generator {
         ++opened;
       } else {
         std::string unused = reads_var(scope, v) ? "" : "[[maybe_unused]] ";
-        w.open("for (" + unused + "const ObjectId " + name + " : members(" + set_id(s) + "))");
+        std::string members = range ? range(v, s, ready()) : "";
+        if (members.empty()) members = "members(" + set_id(s) + ")";
+        w.open("for (" + unused + "const ObjectId " + name + " : " + members + ")");
       }
       ++opened;
       scope.names[v] = name;
@@ -1687,6 +1698,28 @@ class Generator {
       hoist(ready, in_loop, false);
       fetch_objects(ready);
     };
+    // A lone clause that a cached filter over $v and bound variables satisfies holds for
+    // every tuple through those objects: the loop over $v skips the objects the filter is
+    // known to hold for.
+    auto range = [&](VarId v, SetId s, const std::vector<bool>& ready) -> std::string {
+      if (active.size() != 1) return "";
+      for (const Condition* cond : active[0].conds) {
+        const std::optional<std::size_t> k = filter_of(*cond);
+        if (!k) continue;
+        const std::vector<VarId>& args = filters_[*k].vars;
+        const auto free = std::find(args.begin(), args.end(), v);
+        if (free == args.end()) continue;
+        std::string other = "0";
+        if (args.size() == 2) {
+          const VarId o = args[free == args.begin() ? 1 : 0];
+          if (!ready[o]) continue;
+          other = scope.names[o];
+        }
+        return "members_unless(" + set_id(s) + ", " + std::to_string(*k) + ", " +
+               std::to_string(free - args.begin()) + ", " + other + ")";
+      }
+      return "";
+    };
     emit_scope(
         w, scope, needs_membership,
         [&] {
@@ -1697,7 +1730,7 @@ class Generator {
                         origin(a.index), locals);
           }
         },
-        level);
+        level, range);
   }
 
   /// The check of one clause in the innermost loop: `hoisted` conditions were evaluated on an
@@ -1935,9 +1968,17 @@ class Generator {
       }
     }
     w.line("static Interval constant(std::int64_t v) { return {v, v}; }");
+    // A filter is read in the propagators' loops: the table lookup is inline, the host code
+    // (once per object tuple) is not.
     for (std::size_t k = 0; k < filters_.size(); ++k) {
-      w.line("bool filter_" + std::to_string(k) + "(" + id_params(filters_[k].vars.size()) +
-             ") const;");
+      const std::string n = std::to_string(k);
+      const std::size_t arity = filters_[k].vars.size();
+      w.open("bool filter_" + n + "(" + id_params(arity) + ") const");
+      w.line("const std::uint8_t known = layout_->static_filters[" + n + "][" + filter_entry(k) +
+             "].load(std::memory_order_relaxed);");
+      w.line("return known != 0 ? known == 2 : compute_filter_" + n + "(" + id_list(arity) + ");");
+      w.close();
+      w.line("bool compute_filter_" + n + "(" + id_params(arity) + ") const;");
     }
     w.line("Status post_all();");
     for (ChoiceId c = 0; c < m_.choices.size(); ++c) {
@@ -2327,17 +2368,16 @@ class Generator {
     }
     return substitute(f.cond->code, vars, fun);
   }
-  /// The entry of a0 (, a1) in filter k's table, over the slots of their sets: `slots(set)`
-  /// and `slot(set, id)` are the expressions giving them.
-  std::string filter_index(
-      std::size_t k, const std::function<std::string(SetId)>& slots,
-      const std::function<std::string(SetId, const std::string&)>& slot) const {
+  /// The entry of the ids a0 (, a1) of a candidate's objects in filter k's table (see
+  /// FilterTable).
+  std::string filter_entry(std::size_t k) const {
     const StaticFilter& f = filters_[k];
     if (f.vars.empty()) return "0";
     SetId s0 = membership_set(f.item->vars[f.vars[0]].set);
-    if (f.vars.size() == 1) return slot(s0, "a0");
+    if (f.vars.size() == 1) return slot_expr(s0, "a0");
     SetId s1 = membership_set(f.item->vars[f.vars[1]].set);
-    return "std::size_t{" + slot(s0, "a0") + "} * " + slots(s1) + " + " + slot(s1, "a1");
+    return "std::size_t{" + slot_expr(s0, "a0") + "} * layout_->set_slots[" + set_id(s1) + "] + " +
+           slot_expr(s1, "a1");
   }
 
   void emit_filters(CodeWriter& w) const {
@@ -2346,18 +2386,12 @@ class Generator {
       w.comment("\"" + f.cond->code + "\" (" + loc_string(f.cond->loc) +
                 "), cached per object tuple: by make_layout for the root's objects, on first use "
                 "for those lowerings add.");
-      w.open("bool Candidate::filter_" + std::to_string(k) + "(" + id_params(f.vars.size()) +
-             ") const");
-      std::string index = filter_index(
-          k, [&](SetId s) { return "layout_->set_slots[" + set_id(s) + "]"; },
-          [&](SetId s, const std::string& id) { return slot_expr(s, id); });
-      w.line("std::atomic<std::uint8_t>& cached = layout_->static_filters[" + std::to_string(k) +
-             "][" + index + "];");
-      w.line(
-          "if (const std::uint8_t known = cached.load(std::memory_order_relaxed); known != 0) "
-          "return known == 2;");
+      w.open("bool Candidate::compute_filter_" + std::to_string(k) + "(" +
+             id_params(f.vars.size()) + ") const");
       w.line("const bool value = static_cast<bool>(" + filter_code(k, "(*fun_)") + ");");
-      w.line("cached.store(value ? 2 : 1, std::memory_order_relaxed);");
+      w.line("const std::array<ObjectId, 2> ids{" + id_list(f.vars.size()) + "};");
+      w.line("layout_->family->filters[" + std::to_string(k) +
+             "].record(*layout_, ids.data(), value);");
       w.line("return value;");
       w.close();
       w.line();
@@ -2366,13 +2400,12 @@ class Generator {
 
   void emit_filter_fill(CodeWriter& w, std::size_t k) const {
     const StaticFilter& f = filters_[k];
-    std::string size = "1";
+    std::string sets;
     for (VarId v : f.vars) {
-      size += " * builder.slots(" + set_id(membership_set(f.item->vars[v].set)) + ")";
+      sets += (sets.empty() ? "" : ", ") + set_id(membership_set(f.item->vars[v].set));
     }
     w.open("");
-    w.line("std::vector<std::uint8_t>& filter = builder.static_filter(" + std::to_string(k) + ", " +
-           size + ");");
+    w.line("builder.declare_filter(" + std::to_string(k) + ", {" + sets + "});");
     int opened = 1;
     for (std::size_t i = 0; i < f.vars.size(); ++i) {
       SetId s = membership_set(f.item->vars[f.vars[i]].set);
@@ -2382,12 +2415,8 @@ class Generator {
       ++opened;
       w.line("if (!builder.has_member(" + set_id(s) + ", " + v + ")) continue;");
     }
-    std::string index = filter_index(
-        k, [&](SetId s) { return "builder.slots(" + set_id(s) + ")"; },
-        [&](SetId s, const std::string& id) {
-          return "builder.slot(" + set_id(s) + ", " + id + ")";
-        });
-    w.line("filter[" + index + "] = static_cast<bool>(" + filter_code(k, "fun") + ") ? 2 : 1;");
+    w.line("builder.record_filter(" + std::to_string(k) + ", {" + id_list(f.vars.size()) +
+           "}, static_cast<bool>(" + filter_code(k, "fun") + "));");
     for (int i = 0; i < opened; ++i) w.close();
   }
 

@@ -64,16 +64,19 @@ std::string to_json(const Action& action);
 /// Parses one action; nullopt with a message in `error` for malformed text.
 std::optional<Action> action_from_json(std::string_view text, std::string* error);
 
-/// The members of a set in increasing id order, read word by word from its membership bitset.
-/// Propagation never adds members (only instantiate_new_objects does, between loops), so a
-/// range stays valid while it is iterated.
-class MemberRange {
+/// The members of a set in increasing id order, read word by word from its membership bitset,
+/// less those of a bitset `Skip` (possibly shorter) when given. Propagation never adds members
+/// (only instantiate_new_objects does, between loops), so a range stays valid while it is
+/// iterated.
+template <bool kSkips>
+class BasicMemberRange {
  public:
+  using Skip = std::span<const std::atomic<std::uint64_t>>;
   class Iterator {
    public:
-    Iterator(const std::uint64_t* words, std::size_t num_words, ObjectId from)
-        : words_(words), word_(from / 64), num_words_(num_words) {
-      if (word_ < num_words_) bits_ = words_[word_] & (~std::uint64_t{0} << (from % 64));
+    Iterator(const std::uint64_t* words, std::size_t num_words, ObjectId from, Skip skip)
+        : words_(words), word_(from / 64), num_words_(num_words), skip_(skip) {
+      if (word_ < num_words_) bits_ = word(word_) & (~std::uint64_t{0} << (from % 64));
       skip_empty_words();
     }
     ObjectId operator*() const {
@@ -87,24 +90,34 @@ class MemberRange {
     bool operator==(std::default_sentinel_t) const { return word_ >= num_words_; }
 
    private:
+    std::uint64_t word(std::size_t w) const {
+      if constexpr (kSkips) {
+        if (w < skip_.size()) return words_[w] & ~skip_[w].load(std::memory_order_relaxed);
+      }
+      return words_[w];
+    }
     void skip_empty_words() {
-      while (bits_ == 0 && ++word_ < num_words_) bits_ = words_[word_];
+      while (bits_ == 0 && ++word_ < num_words_) bits_ = word(word_);
     }
     const std::uint64_t* words_;
     std::size_t word_;
     std::size_t num_words_;
+    Skip skip_;
     std::uint64_t bits_ = 0;
   };
-  MemberRange(const std::uint64_t* words, std::size_t num_words, ObjectId from)
-      : words_(words), num_words_(num_words), from_(from) {}
-  Iterator begin() const { return {words_, num_words_, from_}; }
+  BasicMemberRange(const std::uint64_t* words, std::size_t num_words, ObjectId from, Skip skip = {})
+      : words_(words), num_words_(num_words), from_(from), skip_(skip) {}
+  Iterator begin() const { return {words_, num_words_, from_, skip_}; }
   std::default_sentinel_t end() const { return {}; }
 
  private:
   const std::uint64_t* words_;
   std::size_t num_words_;
   ObjectId from_;
+  Skip skip_;
 };
+using MemberRange = BasicMemberRange<false>;
+using SkippingMemberRange = BasicMemberRange<true>;
 
 namespace candidate_detail {
 /// Dedup stamps of the worklist, per thread: stamp[i] == the epoch of the queue holding
@@ -234,6 +247,14 @@ class CandidateBase {
   MemberRange members(std::size_t set, ObjectId from = 0) const {
     const std::span<const std::uint64_t> bits = member_bits(set);
     return {bits.data(), bits.size(), from};
+  }
+  /// The members of `set` but those for which static filter `filter` is known to hold, as its
+  /// argument `free`, with `other` as the other argument (see FilterTable::holding).
+  SkippingMemberRange members_unless(std::size_t set, std::size_t filter, unsigned free,
+                                     ObjectId other) const {
+    const std::span<const std::uint64_t> bits = member_bits(set);
+    return {bits.data(), bits.size(), 0,
+            layout_->family->filters[filter].holding(*layout_, free, other)};
   }
 
   std::span<const std::int64_t> universe(std::uint32_t choice, std::size_t index) const {

@@ -202,14 +202,48 @@ Layout LayoutBuilder::finish() {
   layout_.family = layout_.family_owner.get();
   auto& tables = layout_.family->filters;
   tables.reserve(filters_.size());
-  for (const std::vector<std::uint8_t>& filter : filters_) {
-    std::vector<std::atomic<std::uint8_t>>& table = tables.emplace_back(filter.size());
-    for (std::size_t i = 0; i < filter.size(); ++i) {
-      table[i].store(filter[i], std::memory_order_relaxed);
-    }
-    layout_.static_filters.push_back(table.data());
+  for (const DeclaredFilter& filter : filters_) {
+    FilterTable& table = tables.emplace_back(layout_, filter.sets);
+    for (const auto& [ids, value] : filter.values) table.record(layout_, ids.data(), value);
+    layout_.static_filters.push_back(table.values());
   }
   return std::move(layout_);
+}
+
+FilterTable::FilterTable(const Layout& layout, const std::vector<std::uint32_t>& sets)
+    : sets_(sets) {
+  SCULPT_CHECK(sets.size() <= 2) << "a static filter of " << sets.size() << " objects";
+  std::size_t entries = 1;
+  for (std::uint32_t set : sets) entries *= layout.set_slots[set];
+  values_ = std::vector<std::atomic<std::uint8_t>>(entries);
+  for (std::size_t arg = 0; arg < sets.size(); ++arg) {
+    words_[arg] = (layout.set_capacity[sets[arg]] + 63) / 64;
+    const std::size_t rows = sets.size() == 2 ? layout.set_slots[sets[1 - arg]] : 1;
+    holding_[arg] = std::vector<std::atomic<std::uint64_t>>(rows * words_[arg]);
+  }
+}
+
+void FilterTable::record(const Layout& layout, const ObjectId* ids, bool value) {
+  std::array<std::uint32_t, 2> slots{};
+  std::size_t entry = 0;
+  for (std::size_t arg = 0; arg < sets_.size(); ++arg) {
+    slots[arg] = layout.slot(sets_[arg], ids[arg]);
+    entry = entry * layout.set_slots[sets_[arg]] + slots[arg];
+  }
+  values_[entry].store(value ? 2 : 1, std::memory_order_relaxed);
+  if (!value) return;
+  for (std::size_t arg = 0; arg < sets_.size(); ++arg) {
+    const std::size_t row = sets_.size() == 2 ? slots[1 - arg] : 0;
+    holding_[arg][row * words_[arg] + ids[arg] / 64].fetch_or(std::uint64_t{1} << (ids[arg] % 64),
+                                                              std::memory_order_relaxed);
+  }
+}
+
+std::span<const std::atomic<std::uint64_t>> FilterTable::holding(const Layout& layout,
+                                                                 unsigned free,
+                                                                 ObjectId other) const {
+  const std::size_t row = sets_.size() == 2 ? layout.slot(sets_[1 - free], other) : 0;
+  return {holding_[free].data() + row * words_[free], words_[free]};
 }
 
 void Layout::count_instances() {

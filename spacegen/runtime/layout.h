@@ -140,14 +140,40 @@ void write_counter(unsigned char* slot, std::uint8_t fields, const CounterState&
 
 class Layout;
 
+/// The values of one static filter (a host-code condition over at most two objects, evaluated
+/// once per object tuple): per tuple 0 not computed yet, 1 false, 2 true, at
+/// slot(a0) * slots(set of a1) + slot(a1). Also, per argument, the tuples known to hold as
+/// bitsets over that argument's ids, one per slot of the other argument: a propagator's loop
+/// over that argument skips them when the filter satisfies all it checks. Shared by the threads
+/// of a layout family: entries only go from unknown to known, with the same value whoever
+/// computes it, so relaxed atomics suffice.
+class FilterTable {
+ public:
+  FilterTable(const Layout& layout, const std::vector<std::uint32_t>& sets);
+  std::atomic<std::uint8_t>* values() { return values_.data(); }
+  /// Stores the value of the tuple `ids` (one id per argument).
+  void record(const Layout& layout, const ObjectId* ids, bool value);
+  /// The ids of argument `free` for which the filter is known to hold with the other argument
+  /// `other` (ignored for one argument), a bit per id.
+  std::span<const std::atomic<std::uint64_t>> holding(const Layout& layout, unsigned free,
+                                                      ObjectId other) const;
+
+ private:
+  std::vector<std::uint32_t> sets_;
+  std::vector<std::atomic<std::uint8_t>> values_;
+  /// Per argument: words per row (over its set's ids) and the rows, one per slot of the other.
+  std::array<std::size_t, 2> words_{};
+  std::array<std::vector<std::atomic<std::uint64_t>>, 2> holding_;
+};
+
 /// The layouts a root layout grows into as lowerings add objects, one per vector of stored
 /// slots, made once and shared by every candidate of the root. A candidate on a grown layout
 /// holds the family (the layout is an alias into it), so the family outlives the root.
 struct LayoutFamily : std::enable_shared_from_this<LayoutFamily> {
   std::mutex mutex;
   std::map<std::vector<std::uint32_t>, std::unique_ptr<const Layout>> grown;
-  /// The static filters' tables (see Layout::static_filters), shared by the whole family.
-  std::vector<std::vector<std::atomic<std::uint8_t>>> filters;
+  /// The static filters' tables, shared by the whole family.
+  std::vector<FilterTable> filters;
 };
 
 class Layout {
@@ -196,11 +222,9 @@ class Layout {
   std::vector<std::vector<ObjectId>> set_ids;        // slot -> id; empty: the identity
   std::vector<std::size_t> trigger_bits;  // "already fired" bitsets, over potential slots
   std::vector<std::size_t> trigger_offset;
-  /// Host-code conditions per object tuple, one table per filter: 0 not computed yet, 1 false,
-  /// 2 true. The layout fills the entries of the root's objects, and the first candidate to ask
-  /// fills those of objects lowerings add. A host condition is evaluated once per object tuple
-  /// (the language's contract), so candidates on other threads that fill the same entry store
-  /// the same value: relaxed atomics suffice. The tables live in the family.
+  /// Host-code conditions per object tuple: the values of each filter's table (FilterTable,
+  /// in the family), read inline by the propagators. The layout fills the entries of the root's
+  /// objects, and the first candidate to ask fills those of objects lowerings add.
   std::vector<std::atomic<std::uint8_t>*> static_filters;
   std::size_t instances = 0;
   std::size_t words = 0;  // block size in 64-bit words
@@ -234,11 +258,14 @@ class LayoutBuilder {
   std::uint32_t capacity(std::size_t set) const { return layout_.set_capacity[set]; }
   std::uint32_t slots(std::size_t set) const { return layout_.set_slots[set]; }
   std::uint32_t slot(std::size_t set, ObjectId id) const { return layout_.slot(set, id); }
-  /// The table of static filter `k`, `size` entries, all "not computed".
-  std::vector<std::uint8_t>& static_filter(std::size_t k, std::size_t size) {
+  /// Static filter `k` over objects of `sets` (one or two), every tuple "not computed".
+  void declare_filter(std::size_t k, std::vector<std::uint32_t> sets) {
     if (filters_.size() <= k) filters_.resize(k + 1);
-    filters_[k].assign(size, 0);
-    return filters_[k];
+    filters_[k].sets = std::move(sets);
+  }
+  /// The value of filter k for the tuple `ids`, members of its sets.
+  void record_filter(std::size_t k, std::array<ObjectId, 2> ids, bool value) {
+    filters_[k].values.push_back({ids, value});
   }
   bool has_member(std::size_t set, ObjectId id) const {
     return id < member_bits_[set].size() && member_bits_[set][id];
@@ -261,7 +288,11 @@ class LayoutBuilder {
   std::vector<std::vector<ObjectId>> members_;
   std::vector<std::vector<bool>> member_bits_;
   std::vector<std::vector<std::vector<std::int64_t>>> universes_;
-  std::vector<std::vector<std::uint8_t>> filters_;
+  struct DeclaredFilter {
+    std::vector<std::uint32_t> sets;
+    std::vector<std::pair<std::array<ObjectId, 2>, bool>> values;
+  };
+  std::vector<DeclaredFilter> filters_;
 };
 
 }  // namespace sculpt::spacegen

@@ -219,6 +219,49 @@ TEST(SpacegenRuntime, AllIdsNumberInstancesOverTheirSlots) {
   }
 }
 
+// A static filter's table keeps each tuple's value over the slots of its sets, and the tuples
+// that hold as bitsets over ids, one per object of the other argument, for the loops that skip
+// them; records made by the layout's builder and by later queries land in the same table.
+TEST(SpacegenRuntime, FilterTablesIndexHoldingTuplesByEitherArgument) {
+  SpaceTable table;
+  table.sets = {{"S", false}, {"T", false}};
+  LayoutBuilder builder(table);
+  builder.set_capacity(0, 70);
+  builder.set_capacity(1, 70);
+  builder.set_all_ids(1, {3, 65, 69}, std::nullopt);
+  builder.place_choices();
+  builder.declare_filter(0, {0, 1});
+  builder.record_filter(0, {66, 65}, true);
+  builder.record_filter(0, {2, 65}, false);
+  builder.declare_filter(1, {0});
+  builder.record_filter(1, {67, 0}, true);
+  Layout layout = builder.finish();
+  FilterTable& pairs = layout.family->filters[0];
+  const ObjectId later[] = {5, 3};
+  pairs.record(layout, later, true);
+  auto bits = [](std::span<const std::atomic<std::uint64_t>> row) {
+    std::vector<ObjectId> ids;
+    for (std::size_t w = 0; w < row.size(); ++w) {
+      for (ObjectId b = 0; b < 64; ++b) {
+        if ((row[w].load() >> b) & 1) ids.push_back(static_cast<ObjectId>(64 * w + b));
+      }
+    }
+    return ids;
+  };
+  EXPECT_EQ(bits(pairs.holding(layout, 0, 65)), std::vector<ObjectId>{66});
+  EXPECT_EQ(bits(pairs.holding(layout, 0, 3)), std::vector<ObjectId>{5});
+  EXPECT_EQ(bits(pairs.holding(layout, 0, 69)), std::vector<ObjectId>{});
+  EXPECT_EQ(bits(pairs.holding(layout, 1, 66)), std::vector<ObjectId>{65});
+  EXPECT_EQ(bits(pairs.holding(layout, 1, 2)), std::vector<ObjectId>{});
+  // Values sit at slot(a0) * slots(T) + slot(a1): T's slots are the ranks of its all_ids.
+  EXPECT_EQ(layout.static_filters[0][66 * 3 + 1].load(), 2);
+  EXPECT_EQ(layout.static_filters[0][2 * 3 + 1].load(), 1);
+  EXPECT_EQ(layout.static_filters[0][5 * 3 + 0].load(), 2);
+  EXPECT_EQ(layout.static_filters[0][5 * 3 + 2].load(), 0);
+  EXPECT_EQ(bits(layout.family->filters[1].holding(layout, 0, 0)), std::vector<ObjectId>{67});
+  EXPECT_EQ(layout.static_filters[1][67].load(), 2);
+}
+
 TEST(SpacegenRuntime, IntegerSlotsAreAsNarrowAsTheWidestUniverse) {
   SpaceTable table;
   table.sets = {{"S", false}};
