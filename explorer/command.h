@@ -30,6 +30,10 @@ struct Command {
 CLI::Validator decimal_int64();
 CLI::Validator decimal_uint64();
 
+/// The check of an option whose empty value (an unset shell variable) would otherwise mean its
+/// default: `when_left_out` says what leaving the option out means.
+CLI::Validator not_empty(const std::string& when_left_out);
+
 /// `--seed` of a subcommand: a 64-bit unsigned integer, written out in full.
 CLI::Option* add_seed_option(CLI::App& app, std::uint64_t& seed, const std::string& description);
 

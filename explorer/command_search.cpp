@@ -317,7 +317,8 @@ Command add_search_command(CLI::App& sculpt) {
                   "Stop timing a candidate once its runs average over this many times the best "
                   "time so far, and kill a run that lasts 10 times that (0: time each fully)")
       ->capture_default_str();
-  app->add_option("--out", o->out, "Run folder (default runs/KERNEL-SIZE)");
+  app->add_option("--out", o->out, "Run folder (default runs/KERNEL-SIZE)")
+      ->check(not_empty("runs/KERNEL-SIZE"));
   app->add_flag("--resume", o->resume, "Continue the log in the run folder");
   return Command{app, [o] { return run_search(*o); }};
 }

@@ -53,14 +53,17 @@ CLI::Option* add_seed_option(CLI::App& app, std::uint64_t& seed, const std::stri
       ->capture_default_str();
 }
 
-CLI::Option* add_size_option(CLI::App& app, std::string& size) {
-  const CLI::Validator not_empty(
-      [](std::string& text) -> std::string {
-        return text.empty() ? "empty (leave --size out for the kernel's default sizes)" : "";
+CLI::Validator not_empty(const std::string& when_left_out) {
+  return CLI::Validator(
+      [when_left_out](std::string& text) -> std::string {
+        return text.empty() ? "empty (leave it out for " + when_left_out + ")" : "";
       },
       "");
+}
+
+CLI::Option* add_size_option(CLI::App& app, std::string& size) {
   return app.add_option("--size", size, "Problem size, e.g. 1024x1024x1024 (default sizes)")
-      ->check(not_empty);
+      ->check(not_empty("the kernel's default sizes"));
 }
 
 bool output_written(const std::string& who) {

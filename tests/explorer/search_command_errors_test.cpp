@@ -111,9 +111,21 @@ TEST(SizeOption, AnEmptySizeIsRefused) {
       app.parse(static_cast<int>(argv.size()), argv.data());
       ADD_FAILURE() << command << " took an empty --size";
     } catch (const CLI::ValidationError& e) {
-      EXPECT_EQ(std::string(e.what()),
-                "--size: empty (leave --size out for the kernel's default sizes)");
+      EXPECT_EQ(std::string(e.what()), "--size: empty (leave it out for the kernel's default sizes)");
     }
+  }
+}
+
+// An empty --out would silently mean runs/KERNEL-SIZE.
+TEST(OutOption, AnEmptyRunFolderIsRefused) {
+  CLI::App app;
+  const std::vector<Command> commands = add_commands(app);
+  const char* argv[] = {"sculpt", "search", "--kernel", "axpy", "--out", ""};
+  try {
+    app.parse(6, argv);
+    ADD_FAILURE() << "search took an empty --out";
+  } catch (const CLI::ValidationError& e) {
+    EXPECT_EQ(std::string(e.what()), "--out: empty (leave it out for runs/KERNEL-SIZE)");
   }
 }
 
