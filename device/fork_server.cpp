@@ -24,6 +24,7 @@ namespace {
 enum class MessageKind : std::int32_t {
   started,     ///< value: the child's pid
   load_error,  ///< text: what dlopen or dlsym said
+  loaded,      ///< the parameters are in place and the entry point found: the warm-up starts
   warmed_up,   ///< ns: the warm-up run; results copied aside
   timed_run,   ///< ns: one timed run
   done,        ///< every run finished
@@ -197,6 +198,7 @@ void ForkServer::run_child(int messages, const Command& command) {
     send_message(messages, MessageKind::load_error, 0, 0, error.c_str());
     _exit(0);
   }
+  send_message(messages, MessageKind::loaded);
 
   // The warm-up run also starts OpenMP's threads and faults the pages in. Its results are the
   // ones checked, copied aside because the timed runs overwrite them.
@@ -255,12 +257,18 @@ RunOutcome ForkServer::run(const std::filesystem::path& object, const std::strin
   pid_t child = -1;
   bool killed = false;
   bool server_lost = false;
+  bool loaded = false;
   bool warmed_up = false;
   bool done = false;
   std::string load_error;
   int status = 0;
   for (;;) {
-    auto wait = killed ? std::chrono::nanoseconds(kGrace) : plan.run_limit();
+    // Forking, restoring the parameters and loading the object are no run: only the runs
+    // answer to the run limit (a cutoff's can be 100 ms, which a loaded machine can spend
+    // before the warm-up starts).
+    const std::chrono::nanoseconds wait = killed   ? std::chrono::nanoseconds(kGrace)
+                                          : loaded ? plan.run_limit()
+                                                   : plan.run_timeout;
     pollfd poll_fd{.fd = messages_, .events = POLLIN, .revents = 0};
     int ready = poll(&poll_fd, 1,
                      static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(wait).count()));
@@ -292,6 +300,9 @@ RunOutcome ForkServer::run(const std::filesystem::path& object, const std::strin
       case MessageKind::load_error:
         load_error = message.text;
         break;
+      case MessageKind::loaded:
+        loaded = true;
+        break;
       case MessageKind::warmed_up:
         warmed_up = true;
         break;
@@ -306,11 +317,17 @@ RunOutcome ForkServer::run(const std::filesystem::path& object, const std::strin
     }
   }
 
-  std::string phase =
-      !warmed_up ? "the warm-up run" : fmt::format("timed run {}", outcome.run_ns.size() + 1);
+  std::string phase = !loaded      ? "loading the compiled object"
+                      : !warmed_up ? "the warm-up run"
+                                   : fmt::format("timed run {}", outcome.run_ns.size() + 1);
   if (server_lost) {
     outcome.check = Check::fault;
     outcome.message = fmt::format("the run server was lost during {}", phase);
+  } else if (killed && !loaded) {
+    outcome.check = Check::timeout;
+    outcome.message =
+        fmt::format("{} took longer than {} ms; killed", phase,
+                    std::chrono::ceil<std::chrono::milliseconds>(plan.run_timeout).count());
   } else if (killed) {
     outcome = killed_at_run_limit(phase, plan);
   } else if (!load_error.empty()) {

@@ -230,6 +230,37 @@ TEST_F(CpuEvaluatorTest, ARunFarPastTheCutoffIsKilled) {
   EXPECT_EQ(evaluator.evaluate(c_code(kAxpy, "axpy"), axpy_problem()).check, Check::ok);
 }
 
+// The axpy kernel whose object runs `body` when it is loaded, before any run.
+KernelCode axpy_loading_with(const std::string& body) {
+  return c_code(std::string(kAxpy) +
+                    "#include <unistd.h>\n__attribute__((constructor)) static void load(void) { " +
+                    body + " }\n",
+                "axpy");
+}
+
+TEST_F(CpuEvaluatorTest, LoadingIsNoPartOfARun) {
+  CpuEvaluator evaluator(options());
+  // A cutoff of 1 us: runs are killed at the 100 ms floor, less than loading takes.
+  Evaluation result = evaluator
+                          .submit(axpy_loading_with("usleep(300000);"), axpy_problem(),
+                                  std::make_shared<Cutoff>(1.0, 1000))
+                          .get();
+  EXPECT_EQ(result.check, Check::ok) << result.message;
+  EXPECT_TRUE(result.time_ns);
+}
+
+TEST_F(CpuEvaluatorTest, AnObjectThatNeverLoadsTimesOut) {
+  CpuEvaluator evaluator(options());  // run_timeout 1.5 s
+  Evaluation result = evaluator
+                          .submit(axpy_loading_with("volatile int go = 1; while (go) {}"),
+                                  axpy_problem(), std::make_shared<Cutoff>(1.0, 1000))
+                          .get();
+  EXPECT_EQ(result.check, Check::timeout);
+  EXPECT_FALSE(result.cut_short);
+  EXPECT_EQ(result.message, "loading the compiled object took longer than 1500 ms; killed");
+  EXPECT_EQ(evaluator.evaluate(c_code(kAxpy, "axpy"), axpy_problem()).check, Check::ok);
+}
+
 TEST_F(CpuEvaluatorTest, SyntaxErrorIsACompileErrorWithTheLog) {
   CpuEvaluator evaluator(options());
   Evaluation result =
