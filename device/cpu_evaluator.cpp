@@ -48,7 +48,7 @@ Evaluation CpuEvaluator::measure(const KernelCode& code,
                                  const std::filesystem::path& object,
                                  std::optional<std::chrono::nanoseconds> cutoff) {
   Workspace& space = workspaces_.get(problem, [&] {
-    // The data, and the run server's working arrays and results of the same size.
+    // The data, and the run server's working arrays (no larger).
     require_host_memory(*problem, 2, "cpu device");
     Workspace created;
     created.problem = problem;
@@ -77,8 +77,7 @@ Evaluation CpuEvaluator::measure(const KernelCode& code,
     std::lock_guard lock(mutex_);
     ++runs_;
   }
-  return evaluation_of(std::move(outcome), plan, *space.data,
-                       [&](std::size_t i) { return space.server->result(i); });
+  return evaluation_of(std::move(outcome), plan);
 }
 
 CpuEvaluatorStats CpuEvaluator::stats() const {

@@ -88,8 +88,7 @@ Evaluation CudaEvaluator::measure(const KernelCode& code,
     if (outcome.check == Check::fault) ++faults_;
     if (outcome.check == Check::timeout) ++timeouts_;
   }
-  return evaluation_of(std::move(outcome), plan, *space.data,
-                       [&](std::size_t i) { return runner_.result(i); });
+  return evaluation_of(std::move(outcome), plan);
 }
 
 CudaEvaluatorStats CudaEvaluator::stats() const {

@@ -340,6 +340,8 @@ RunOutcome CudaRunner::run(std::uint64_t problem_id, const ProblemData& data,
   }
 
   RunOutcome outcome;
+  // The warm-up results, by parameter index (empty for parameters that are not results).
+  std::vector<std::string> results;
   Stage stage = Stage::set_up;
   auto run_limit = std::chrono::ceil<std::chrono::milliseconds>(plan.run_limit());
   for (;;) {
@@ -385,9 +387,9 @@ RunOutcome CudaRunner::run(std::uint64_t problem_id, const ProblemData& data,
       stage = Stage::results;
     } else if (reply.kind == kResults) {
       Reader reader(reply.data);
-      results_.assign(data.size(), {});
+      results.assign(data.size(), {});
       for (std::size_t i = 0; i < data.size(); ++i) {
-        if (data.is_result(i)) results_[i] = reader.get_string();
+        if (data.is_result(i)) results[i] = reader.get_string();
       }
       stage = Stage::timed;
     } else if (reply.kind == kTimedRun) {
@@ -395,16 +397,12 @@ RunOutcome CudaRunner::run(std::uint64_t problem_id, const ProblemData& data,
     } else {
       SCULPT_CHECK(reply.kind == kDone) << "unexpected reply " << reply.kind;
       outcome.check = Check::ok;
+      outcome.mismatch = data.first_mismatch([&](std::size_t i) { return results.at(i).data(); });
       break;
     }
   }
   if (outcome.check != Check::ok) outcome.run_ns.clear();
   return outcome;
-}
-
-const void* CudaRunner::result(std::size_t index) const {
-  SCULPT_CHECK(index < results_.size()) << "parameter " << index << " has no result";
-  return results_[index].data();
 }
 
 }  // namespace sculpt::device

@@ -34,9 +34,6 @@ class CudaRunner {
   RunOutcome run(std::uint64_t problem_id, const ProblemData& data, const CudaImage& image,
                  const KernelCode& code, const RunPlan& plan);
 
-  /// What the warm-up launch of the last ok run left in result parameter `index`.
-  const void* result(std::size_t index) const;
-
   /// Workers started, the first one included. Thread-safe.
   int workers_started() const { return workers_started_.load(); }
 
@@ -49,8 +46,6 @@ class CudaRunner {
   CudaWorkerConfig config_;
   std::unique_ptr<CudaWorker> worker_;
   std::optional<std::uint64_t> uploaded_;
-  /// The warm-up results, by parameter index (empty for parameters that are not results).
-  std::vector<std::string> results_;
   std::atomic<int> workers_started_ = 0;
 };
 

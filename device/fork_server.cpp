@@ -25,7 +25,7 @@ enum class MessageKind : std::int32_t {
   started,     ///< value: the child's pid
   load_error,  ///< text: what dlopen or dlsym said
   loaded,      ///< the parameters are in place and the entry point found: the warm-up starts
-  warmed_up,   ///< ns: the warm-up run; results copied aside
+  warmed_up,   ///< ns: the warm-up run; value 1 and text: its first result off the reference
   timed_run,   ///< ns: one timed run
   done,        ///< every run finished
   exited,      ///< from the server: value is the child's wait status, -1 when fork failed
@@ -90,7 +90,6 @@ ForkServer::ForkServer(const ProblemData& data) : data_(data) {
       buffer.mapped =
           std::max((buffer.bytes + page_size() - 1) / page_size(), std::size_t{1}) * page_size();
       buffer.work = map_shared(buffer.mapped);
-      if (data_.is_result(i)) buffer.result = map_shared(buffer.mapped);
       pointers_[i] = buffer.work;
       params_[i] = &pointers_[i];
     }
@@ -98,7 +97,6 @@ ForkServer::ForkServer(const ProblemData& data) : data_(data) {
   } catch (...) {
     for (auto& buffer : buffers_) {
       if (buffer.work != nullptr) munmap(buffer.work, buffer.mapped);
-      if (buffer.result != nullptr) munmap(buffer.result, buffer.mapped);
     }
     throw;
   }
@@ -108,7 +106,6 @@ ForkServer::~ForkServer() {
   stop_server();
   for (auto& buffer : buffers_) {
     if (buffer.work != nullptr) munmap(buffer.work, buffer.mapped);
-    if (buffer.result != nullptr) munmap(buffer.result, buffer.mapped);
   }
 }
 
@@ -201,16 +198,15 @@ void ForkServer::run_child(int messages, const Command& command) {
   send_message(messages, MessageKind::loaded);
 
   // The warm-up run also starts OpenMP's threads and faults the pages in. Its results are the
-  // ones checked, copied aside because the timed runs overwrite them.
+  // ones checked (outputs start poisoned only there), here, before the timed runs overwrite
+  // them: no copy of them is made.
   std::int64_t start = now_ns();
   entry(params_.data());
   std::int64_t elapsed = now_ns() - start;
-  for (std::size_t i = 0; i < buffers_.size(); ++i) {
-    if (buffers_[i].result != nullptr) {
-      std::memcpy(buffers_[i].result, buffers_[i].work, buffers_[i].bytes);
-    }
-  }
-  send_message(messages, MessageKind::warmed_up, 0, elapsed);
+  const std::optional<std::string> mismatch =
+      data_.first_mismatch([&](std::size_t i) { return buffers_[i].work; });
+  send_message(messages, MessageKind::warmed_up, mismatch ? 1 : 0, elapsed,
+               mismatch ? mismatch->c_str() : "");
 
   std::int64_t total = 0;
   for (int runs = 0; command.plan.wants_another(runs, total); ++runs) {
@@ -305,6 +301,7 @@ RunOutcome ForkServer::run(const std::filesystem::path& object, const std::strin
         break;
       case MessageKind::warmed_up:
         warmed_up = true;
+        if (message.value != 0) outcome.mismatch = message.text;
         break;
       case MessageKind::timed_run:
         outcome.run_ns.push_back(message.ns);
@@ -343,14 +340,11 @@ RunOutcome ForkServer::run(const std::filesystem::path& object, const std::strin
   } else {
     outcome.check = Check::ok;
   }
-  if (outcome.check != Check::ok) outcome.run_ns.clear();
+  if (outcome.check != Check::ok) {
+    outcome.run_ns.clear();
+    outcome.mismatch.reset();
+  }
   return outcome;
-}
-
-const void* ForkServer::result(std::size_t index) const {
-  SCULPT_CHECK(index < buffers_.size() && buffers_[index].result != nullptr)
-      << "parameter " << index << " is not a result";
-  return buffers_[index].result;
 }
 
 }  // namespace sculpt::device

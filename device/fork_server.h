@@ -4,10 +4,10 @@
 //
 // The parameters of one problem live in shared memory mapped before a small server process is
 // forked. For each run the server forks again: that child restores the inputs, poisons the
-// outputs, loads the object, runs it once (the warm-up, whose results it copies aside for the
-// check), then repeats timed runs, reporting each time through a socket. Forking from the
-// single-threaded server, not from the caller's threads, keeps `dlopen` and OpenMP in the child
-// clear of locks another thread held at fork time.
+// outputs, loads the object, runs it once (the warm-up, whose results it compares with the
+// reference, where they are), then repeats timed runs, reporting each time through a socket.
+// Forking from the single-threaded server, not from the caller's threads, keeps `dlopen` and OpenMP
+// in the child clear of locks another thread held at fork time.
 #include <sys/types.h>
 
 #include <filesystem>
@@ -32,17 +32,13 @@ class ForkServer {
   RunOutcome run(const std::filesystem::path& object, const std::string& entry,
                  const RunPlan& plan);
 
-  /// What the warm-up run of the last successful `run` left in result parameter `index`.
-  const void* result(std::size_t index) const;
-
   /// Runs started so far (each in a fresh child); servers started, restarts included.
   int runs_started() const { return runs_started_; }
   int servers_started() const { return servers_started_; }
 
  private:
   struct Buffer {
-    void* work = nullptr;    ///< what the kernel reads and writes
-    void* result = nullptr;  ///< copy of the warm-up results (result parameters only)
+    void* work = nullptr;  ///< what the kernel reads and writes
     std::size_t bytes = 0;
     std::size_t mapped = 0;
   };

@@ -189,6 +189,15 @@ bool ProblemData::is_result(std::size_t index) const {
   return array != nullptr && array->role != Role::input;
 }
 
+std::optional<std::string> ProblemData::first_mismatch(
+    const std::function<const void*(std::size_t)>& result) const {
+  for (std::size_t i = 0; i < size(); ++i) {
+    if (!is_result(i)) continue;
+    if (std::optional<std::string> mismatch = compare(i, result(i))) return mismatch;
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> ProblemData::compare(std::size_t index, const void* got) const {
   SCULPT_CHECK(is_result(index)) << "parameter " << index << " is not a result";
   const auto& array = std::get<ArrayParam>(problem_.params[index]);

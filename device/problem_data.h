@@ -2,6 +2,7 @@
 // The data every evaluation of one problem shares, whatever the device: the initial value of
 // each parameter and the expected results, computed once by the reference.
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -47,6 +48,11 @@ class ProblemData {
   /// a description of the first mismatch (and how many elements differ), or nothing when every
   /// element is within tolerance. NaN never matches.
   std::optional<std::string> compare(std::size_t index, const void* got) const;
+
+  /// Compares every result parameter, in order, where `result(i)` says the candidate left it:
+  /// the first mismatch (see compare), or nothing when all match.
+  std::optional<std::string> first_mismatch(
+      const std::function<const void*(std::size_t)>& result) const;
 
  private:
   Problem problem_;

@@ -30,8 +30,7 @@ RunOutcome killed_at_run_limit(const std::string& phase, const RunPlan& plan) {
   return outcome;
 }
 
-Evaluation evaluation_of(RunOutcome outcome, const RunPlan& plan, const ProblemData& data,
-                         const std::function<const void*(std::size_t)>& result) {
+Evaluation evaluation_of(RunOutcome outcome, const RunPlan& plan) {
   Evaluation evaluation;
   evaluation.check = outcome.check;
   evaluation.message = std::move(outcome.message);
@@ -46,13 +45,9 @@ Evaluation evaluation_of(RunOutcome outcome, const RunPlan& plan, const ProblemD
   evaluation.cut_short = plan.cut_short(
       evaluation.runs,
       std::accumulate(outcome.run_ns.begin(), outcome.run_ns.end(), std::int64_t{0}));
-  for (std::size_t i = 0; i < data.size(); ++i) {
-    if (!data.is_result(i)) continue;
-    if (auto mismatch = data.compare(i, result(i))) {
-      evaluation.check = Check::wrong;
-      evaluation.message = std::move(*mismatch);
-      break;
-    }
+  if (outcome.mismatch) {
+    evaluation.check = Check::wrong;
+    evaluation.message = std::move(*outcome.mismatch);
   }
   return evaluation;
 }

@@ -4,13 +4,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "device/evaluator.h"
-#include "device/problem_data.h"
 
 namespace sculpt::device {
 
@@ -74,6 +72,9 @@ struct RunOutcome {
   std::string message{};
   /// A timeout at the cutoff's run limit, under the plan's run_timeout.
   bool cut_short = false;
+  /// Of an ok outcome: the first result parameter the warm-up run left different from the
+  /// reference (ProblemData::first_mismatch), compared where the results are.
+  std::optional<std::string> mismatch{};
 };
 
 /// The outcome of a run killed during `phase` at `plan`'s run limit: a timeout that says so ("the
@@ -83,9 +84,7 @@ RunOutcome killed_at_run_limit(const std::string& phase, const RunPlan& plan);
 
 /// The evaluation of an outcome of `plan`: any check but ok is returned as it is; an ok outcome
 /// gets the median and spread of its runs (and whether the cutoff stopped them), then becomes
-/// `wrong` (keeping its time) when a result parameter differs from the reference. `result(i)`
-/// gives what the warm-up run left in result parameter i.
-Evaluation evaluation_of(RunOutcome outcome, const RunPlan& plan, const ProblemData& data,
-                         const std::function<const void*(std::size_t)>& result);
+/// `wrong` (keeping its time) when it has a mismatch.
+Evaluation evaluation_of(RunOutcome outcome, const RunPlan& plan);
 
 }  // namespace sculpt::device
