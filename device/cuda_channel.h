@@ -2,6 +2,7 @@
 // Messages between the CUDA evaluator and its worker processes: frames with a length prefix
 // over a stream socket, since images, inputs and results can be far larger than a datagram.
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -60,6 +61,15 @@ class Writer {
   Writer& put_string(std::string_view text) {
     put<std::uint64_t>(text.size());
     bytes_.append(text);
+    return *this;
+  }
+  /// A string of `size` bytes that `fill` writes in place (read back with get_string).
+  template <typename Fill>
+  Writer& put_filled(std::size_t size, Fill&& fill) {
+    put<std::uint64_t>(size);
+    const std::size_t at = bytes_.size();
+    bytes_.resize(at + size);
+    fill(reinterpret_cast<std::byte*>(bytes_.data() + at));
     return *this;
   }
   std::string take() { return std::move(bytes_); }

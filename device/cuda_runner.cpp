@@ -285,11 +285,10 @@ void CudaRunner::upload(const ProblemData& data) {
   writer.put(static_cast<std::uint32_t>(params.size()));
   for (std::size_t i = 0; i < params.size(); ++i) {
     const auto* array = std::get_if<ArrayParam>(&params[i]);
-    auto initial = data.initial(i);
     writer.put<std::uint8_t>(array != nullptr ? 1 : 0)
         .put(array != nullptr ? array->role : Role::input)
         .put_string(array != nullptr ? array->name : std::get<ScalarParam>(params[i]).name)
-        .put_string({reinterpret_cast<const char*>(initial.data()), initial.size()});
+        .put_filled(data.bytes(i), [&](std::byte* to) { data.write_initial(i, to); });
   }
   Channel& channel = worker_->channel(0);
   Frame reply;

@@ -86,7 +86,7 @@ ForkServer::ForkServer(const ProblemData& data) : data_(data) {
         continue;
       }
       Buffer& buffer = buffers_[i];
-      buffer.bytes = data_.initial(i).size();
+      buffer.bytes = data_.bytes(i);
       buffer.mapped =
           std::max((buffer.bytes + page_size() - 1) / page_size(), std::size_t{1}) * page_size();
       buffer.work = map_shared(buffer.mapped);
@@ -174,7 +174,7 @@ void ForkServer::restore_parameters(bool all) {
     if (array == nullptr) {
       std::memcpy(scalars_[i].data(), data_.initial(i).data(), scalars_[i].size());
     } else if (all || array->role == Role::inout) {
-      std::memcpy(buffers_[i].work, data_.initial(i).data(), buffers_[i].bytes);
+      data_.write_initial(i, static_cast<std::byte*>(buffers_[i].work));
     }
   }
 }

@@ -113,7 +113,7 @@ std::uint64_t data_bytes(const Problem& problem) {
     const auto* array = std::get_if<ArrayParam>(&param);
     if (array == nullptr || array->count <= 0) continue;
     const auto count = static_cast<std::uint64_t>(array->count);
-    const std::uint64_t copies = array->role == Role::input ? 1 : 2;
+    const std::uint64_t copies = array->role == Role::inout ? 2 : 1;
     const std::uint64_t per_copy = size_of(array->type) * copies;
     if (count > (kMax - total) / per_copy) return kMax;
     total += count * per_copy;
@@ -138,35 +138,37 @@ void require_host_memory(const Problem& problem, int copies, std::string_view de
 ProblemData::ProblemData(const Problem& problem) : problem_(problem) {
   SCULPT_CHECK(problem_.reference) << "problem " << problem_.name << " has no reference";
   std::size_t n = problem_.params.size();
+  bytes_.resize(n);
   initial_.resize(n);
   expected_.resize(n);
   scale_.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     if (const auto* array = std::get_if<ArrayParam>(&problem_.params[i])) {
       SCULPT_CHECK(array->count >= 0) << "array " << array->name << " has a negative size";
-      initial_[i].resize(static_cast<std::size_t>(array->count) * size_of(array->type));
+      bytes_[i] = static_cast<std::size_t>(array->count) * size_of(array->type);
+      if (array->role == Role::output) continue;  // poison, written when needed
+      initial_[i].resize(bytes_[i]);
       // One stream per parameter, so adding a parameter leaves the others' values unchanged.
       Random random(problem_.seed * 0x100000001B3ull + i);
       dispatch(array->type, [&]<typename T>(T*) {
-        if (array->role == Role::output) {
-          poison(typed<T>(initial_[i]));
-        } else {
-          fill_values(typed<T>(initial_[i]), array->fill.value_or(default_fill(array->type)),
-                      random);
-        }
+        fill_values(typed<T>(initial_[i]), array->fill.value_or(default_fill(array->type)), random);
       });
     } else {
       const auto& scalar = std::get<ScalarParam>(problem_.params[i]);
-      initial_[i].resize(size_of(scalar.type()));
+      bytes_[i] = size_of(scalar.type());
+      initial_[i].resize(bytes_[i]);
       std::visit([&](auto v) { std::memcpy(initial_[i].data(), &v, sizeof v); }, scalar.value);
     }
   }
-  // The reference reads the initial inputs in place and writes into copies of the initial
-  // results, which then hold the expected ones: no copy of an input is ever made, which matters
-  // when arrays take gigabytes.
+  // The reference reads the initial inputs in place and writes into the expected results, which
+  // start as the initial ones: no copy of an input is ever made, which matters when arrays take
+  // gigabytes.
   std::vector<void*> values(n);
   for (std::size_t i = 0; i < n; ++i) {
-    if (is_result(i)) expected_[i] = initial_[i];
+    if (is_result(i)) {
+      expected_[i].resize(bytes_[i]);
+      write_initial(i, expected_[i].data());
+    }
     values[i] = is_result(i) ? expected_[i].data() : initial_[i].data();
   }
   problem_.reference(Arguments(problem_.params, values));
@@ -179,8 +181,27 @@ ProblemData::ProblemData(const Problem& problem) : problem_(problem) {
   }
 }
 
+std::size_t ProblemData::bytes(std::size_t index) const {
+  SCULPT_CHECK(index < bytes_.size()) << "parameter " << index << " out of range";
+  return bytes_[index];
+}
+
+void ProblemData::write_initial(std::size_t index, std::byte* to) const {
+  const auto* array = std::get_if<ArrayParam>(&problem_.params.at(index));
+  if (array == nullptr || array->role != Role::output) {
+    std::memcpy(to, initial_[index].data(), initial_[index].size());
+    return;
+  }
+  dispatch(array->type, [&]<typename T>(T*) {
+    poison(std::span<T>(reinterpret_cast<T*>(to), static_cast<std::size_t>(array->count)));
+  });
+}
+
 std::span<const std::byte> ProblemData::initial(std::size_t index) const {
   SCULPT_CHECK(index < initial_.size()) << "parameter " << index << " out of range";
+  const auto* array = std::get_if<ArrayParam>(&problem_.params[index]);
+  SCULPT_CHECK(array == nullptr || array->role != Role::output)
+      << "output " << array->name << " has no stored initial values: see write_initial";
   return initial_[index];
 }
 

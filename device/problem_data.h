@@ -19,8 +19,8 @@ namespace sculpt::device {
 /// leaves room for the order chosen by the candidate and for fused multiply-adds.
 double relative_tolerance(const Tolerance& tolerance);
 
-/// Bytes a ProblemData of `problem` keeps: the initial values of its arrays and the expected
-/// values of its results. Saturates at the largest value instead of overflowing.
+/// Bytes a ProblemData of `problem` keeps: the initial values of its input and inout arrays and
+/// the expected values of its results. Saturates at the largest value instead of overflowing.
 std::uint64_t data_bytes(const Problem& problem);
 
 /// Throws a DeviceError, worded for `device` ("cpu device"), when `copies` times data_bytes
@@ -34,11 +34,18 @@ class ProblemData {
   explicit ProblemData(const Problem& problem);
 
   const Problem& problem() const { return problem_; }
-  std::size_t size() const { return initial_.size(); }
+  std::size_t size() const { return bytes_.size(); }
 
-  /// Bytes to place in parameter `index` before a run: random values for inputs and inout
-  /// arrays, poison (NaN, or a sentinel for integers) for outputs so that an element the
-  /// candidate forgets to write never passes, the value itself for scalars.
+  /// The bytes of parameter `index`: its array's elements, or its scalar value.
+  std::size_t bytes(std::size_t index) const;
+
+  /// Writes into `to` (bytes(index) of them) what parameter `index` holds before a run: random
+  /// values for inputs and inout arrays, poison (NaN, or a sentinel for integers) for outputs so
+  /// that an element the candidate forgets to write never passes, the value itself for scalars.
+  void write_initial(std::size_t index, std::byte* to) const;
+
+  /// The initial values of a parameter that is not an output (outputs are poison, written
+  /// rather than kept: see write_initial).
   std::span<const std::byte> initial(std::size_t index) const;
 
   /// Whether parameter `index` is an array the candidate writes (output or inout).
@@ -56,6 +63,8 @@ class ProblemData {
 
  private:
   Problem problem_;
+  std::vector<std::size_t> bytes_;
+  /// Empty for outputs.
   std::vector<std::vector<std::byte>> initial_;
   std::vector<std::vector<std::byte>> expected_;
   /// Mean magnitude of each result array, the scale below which errors count as absolute.

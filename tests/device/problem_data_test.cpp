@@ -74,14 +74,17 @@ TEST(ProblemData, PoisonsOutputs) {
   ProblemData data(problem);
   EXPECT_FALSE(data.is_result(0));
   EXPECT_TRUE(data.is_result(1));
-  double first = 0;
-  std::memcpy(&first, data.initial(1).data(), sizeof first);
-  EXPECT_TRUE(std::isnan(first));
+  std::vector<double> out(4);
+  ASSERT_EQ(data.bytes(1), out.size() * sizeof(double));
+  data.write_initial(1, reinterpret_cast<std::byte*>(out.data()));
+  EXPECT_TRUE(std::isnan(out[0]));
+  std::vector<std::int32_t> ints(4);
+  data.write_initial(2, reinterpret_cast<std::byte*>(ints.data()));
   // Left untouched, the poisoned outputs fail the check.
-  auto unwritten = data.compare(1, data.initial(1).data());
+  auto unwritten = data.compare(1, out.data());
   ASSERT_TRUE(unwritten);
   EXPECT_NE(unwritten->find("index 0: got nan"), std::string::npos) << *unwritten;
-  EXPECT_TRUE(data.compare(2, data.initial(2).data()));
+  EXPECT_TRUE(data.compare(2, ints.data()));
   std::vector<std::int32_t> right = {0, 1, 2, 3};
   EXPECT_FALSE(data.compare(2, right.data()));
   std::vector<std::int32_t> wrong = {0, 1, 5, 3};
