@@ -352,12 +352,7 @@ RunOutcome CudaRunner::run(std::uint64_t problem_id, const ProblemData& data,
     if (received == Channel::Received::timeout) {
       // A kernel cannot be interrupted: only its process can go.
       stop();
-      if (kernel_running) {
-        outcome = killed_at_run_limit(phase, plan);
-      } else {
-        outcome.check = Check::timeout;
-        outcome.message = fmt::format("{} took longer than {} ms; killed", phase, limit.count());
-      }
+      outcome = kernel_running ? killed_at_run_limit(phase, plan) : killed_after(phase, limit);
       break;
     }
     if (received == Channel::Received::closed) {

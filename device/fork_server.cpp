@@ -172,7 +172,7 @@ void ForkServer::restore_parameters(bool all) {
   for (std::size_t i = 0; i < buffers_.size(); ++i) {
     const auto* array = std::get_if<ArrayParam>(&data_.problem().params[i]);
     if (array == nullptr) {
-      std::memcpy(scalars_[i].data(), data_.initial(i).data(), scalars_[i].size());
+      data_.write_initial(i, scalars_[i].data());
     } else if (all || array->role == Role::inout) {
       data_.write_initial(i, static_cast<std::byte*>(buffers_[i].work));
     }
@@ -320,13 +320,8 @@ RunOutcome ForkServer::run(const std::filesystem::path& object, const std::strin
   if (server_lost) {
     outcome.check = Check::fault;
     outcome.message = fmt::format("the run server was lost during {}", phase);
-  } else if (killed && !loaded) {
-    outcome.check = Check::timeout;
-    outcome.message =
-        fmt::format("{} took longer than {} ms; killed", phase,
-                    std::chrono::ceil<std::chrono::milliseconds>(plan.run_timeout).count());
   } else if (killed) {
-    outcome = killed_at_run_limit(phase, plan);
+    outcome = loaded ? killed_at_run_limit(phase, plan) : killed_after(phase, plan.run_timeout);
   } else if (!load_error.empty()) {
     outcome.check = Check::compile_error;
     outcome.message = "cannot load the compiled object: " + load_error;

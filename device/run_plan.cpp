@@ -15,18 +15,26 @@ void RunPlan::validate() const {
   SCULPT_CHECK(cutoffs_to_kill >= 1) << "cutoffs_to_kill " << cutoffs_to_kill;
 }
 
+namespace {
+
+std::int64_t ceil_ms(std::chrono::nanoseconds d) {
+  return std::chrono::ceil<std::chrono::milliseconds>(d).count();
+}
+
+}  // namespace
+
+RunOutcome killed_after(const std::string& phase, std::chrono::nanoseconds limit) {
+  return RunOutcome{
+      .check = Check::timeout,
+      .message = fmt::format("{} took longer than {} ms; killed", phase, ceil_ms(limit))};
+}
+
 RunOutcome killed_at_run_limit(const std::string& phase, const RunPlan& plan) {
-  const auto ms = [](std::chrono::nanoseconds d) {
-    return std::chrono::ceil<std::chrono::milliseconds>(d).count();
-  };
-  RunOutcome outcome{.check = Check::timeout};
-  outcome.cut_short = plan.run_limit() < plan.run_timeout;
+  if (plan.run_limit() >= plan.run_timeout) return killed_after(phase, plan.run_timeout);
+  RunOutcome outcome{.check = Check::timeout, .cut_short = true};
   outcome.message =
-      outcome.cut_short
-          ? fmt::format("{} took longer than {} ms ({} times the cutoff of {:.4g} ms); killed",
-                        phase, ms(plan.run_limit()), plan.cutoffs_to_kill,
-                        plan.cutoff->count() / 1e6)
-          : fmt::format("{} took longer than {} ms; killed", phase, ms(plan.run_timeout));
+      fmt::format("{} took longer than {} ms ({} times the cutoff of {:.4g} ms); killed", phase,
+                  ceil_ms(plan.run_limit()), plan.cutoffs_to_kill, plan.cutoff->count() / 1e6);
   return outcome;
 }
 

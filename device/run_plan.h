@@ -77,6 +77,10 @@ struct RunOutcome {
   std::optional<std::string> mismatch{};
 };
 
+/// The timeout of something killed during `phase` after `limit` ("loading the compiled object
+/// took longer than 10000 ms; killed").
+RunOutcome killed_after(const std::string& phase, std::chrono::nanoseconds limit);
+
 /// The outcome of a run killed during `phase` at `plan`'s run limit: a timeout that says so ("the
 /// warm-up run took longer than 10000 ms; killed"), naming the cutoff when that set the limit
 /// (then it is cut short).
