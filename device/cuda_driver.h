@@ -39,6 +39,7 @@ namespace sculpt::device {
   X(cuMemFree) \
   X(cuMemcpyHtoD) \
   X(cuMemcpyDtoH) \
+  X(cuMemcpyDtoD) \
   X(cuEventCreate) \
   X(cuEventRecord) \
   X(cuEventSynchronize) \

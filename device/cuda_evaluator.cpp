@@ -100,7 +100,8 @@ CudaEvaluatorStats CudaEvaluator::stats() const {
                             .faults = faults_,
                             .timeouts = timeouts_,
                             .worker_restarts = std::max(runner_.workers_started() - 1, 0),
-                            .problems = problems_};
+                            .problems = problems_,
+                            .arrays_restored_from_host = runner_.arrays_restored_from_host()};
 }
 
 }  // namespace sculpt::device

@@ -41,6 +41,9 @@ struct CudaEvaluatorStats {
   std::int64_t timeouts = 0;
   std::int64_t worker_restarts = 0;  ///< run workers started to replace a lost one
   std::int64_t problems = 0;         ///< problems prepared (inputs filled, reference computed)
+  /// Arrays of the problem on the GPU whose initial values are restored from host memory
+  /// before each candidate: the GPU had no room for a second copy of them.
+  std::int64_t arrays_restored_from_host = 0;
 };
 
 class CudaEvaluator final : public Evaluator {

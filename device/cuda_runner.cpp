@@ -3,11 +3,16 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "device/cuda_driver.h"
 
@@ -38,8 +43,8 @@ struct Launch {
   RunPlan plan;
 };
 
-// The worker's side: the problem's buffers on the GPU and the host copy of their initial
-// values, which no kernel can overwrite.
+// The worker's side: the problem's buffers on the GPU and a copy of their initial values that
+// no kernel writes.
 class RunServer {
  public:
   RunServer(CudaContext& cuda, Channel& channel) : driver_(cuda.driver), channel_(channel) {}
@@ -68,8 +73,13 @@ class RunServer {
     bool array = false;
     Role role = Role::input;
     std::string name{};
-    std::string initial{};
+    std::size_t bytes = 0;
     CUdeviceptr buffer = 0;
+    /// An array's initial values, which no kernel writes: a second device buffer, restored at
+    /// the GPU's copy speed, when the GPU has room for it after every array's buffer ...
+    CUdeviceptr initial = 0;
+    /// ... or else host memory. A scalar's value, which the launch reads.
+    std::string host{};
   };
 
   void reply(std::int32_t kind, std::int64_t value = 0, std::string data = {}) {
@@ -79,6 +89,7 @@ class RunServer {
   void free_buffers() {
     for (Parameter& param : params_) {
       if (param.buffer != 0) driver_.cuMemFree(param.buffer);
+      if (param.initial != 0) driver_.cuMemFree(param.initial);
     }
     params_.clear();
   }
@@ -86,37 +97,69 @@ class RunServer {
   void upload(Reader& reader) {
     free_buffers();
     auto count = reader.get<std::uint32_t>();
+    std::vector<std::string_view> values;
     for (std::uint32_t i = 0; i < count; ++i) {
       Parameter& param = params_.emplace_back();
       param.array = reader.get<std::uint8_t>() != 0;
       param.role = reader.get<Role>();
       param.name = reader.get_string();
-      param.initial = reader.get_string();
-      if (!param.array) continue;
+      const std::string_view value = values.emplace_back(reader.get_string());
+      param.bytes = value.size();
+      if (!param.array) {
+        param.host = value;
+        continue;
+      }
       // Never managed memory: the inputs are copied in explicitly before every candidate.
-      CUresult result =
-          driver_.cuMemAlloc(&param.buffer, std::max<std::size_t>(param.initial.size(), 1));
+      CUresult result = driver_.cuMemAlloc(&param.buffer, std::max<std::size_t>(param.bytes, 1));
       if (result != CUDA_SUCCESS) {
-        std::string why = fmt::format("cuMemAlloc of {} bytes for '{}' returned {}",
-                                      param.initial.size(), param.name, driver_.describe(result));
+        std::string why = fmt::format("cuMemAlloc of {} bytes for '{}' returned {}", param.bytes,
+                                      param.name, driver_.describe(result));
         param.buffer = 0;
         free_buffers();
         reply(kUploadFailed, 0, why);
         return;
       }
     }
-    reply(kUploaded);
+    // The initial values go where the GPU still has room: copies of hundreds of megabytes
+    // from host memory before every candidate would take longer than most candidates run.
+    std::int64_t on_host = 0;
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+      Parameter& param = params_[i];
+      if (!param.array || param.bytes == 0) continue;
+      if (driver_.cuMemAlloc(&param.initial, param.bytes) != CUDA_SUCCESS) {
+        param.initial = 0;
+        param.host = values[i];
+        ++on_host;
+        continue;
+      }
+      if (CUresult result = driver_.cuMemcpyHtoD(param.initial, values[i].data(), param.bytes);
+          result != CUDA_SUCCESS) {
+        std::string why = fmt::format("cuMemcpyHtoD of the initial values of '{}' returned {}",
+                                      param.name, driver_.describe(result));
+        free_buffers();
+        reply(kUploadFailed, 0, why);
+        return;
+      }
+    }
+    reply(kUploaded, on_host);
   }
 
-  // Copies the initial values into the arrays: all of them, or only the inout ones.
-  CUresult restore(bool all) {
+  // Copies the initial values into the arrays: all of them, or only the inout ones. Returns
+  // what failed, if anything.
+  std::optional<std::string> restore(bool all) {
     for (const Parameter& param : params_) {
-      if (!param.array || param.initial.empty() || !(all || param.role == Role::inout)) continue;
-      CUresult result =
-          driver_.cuMemcpyHtoD(param.buffer, param.initial.data(), param.initial.size());
-      if (result != CUDA_SUCCESS) return result;
+      if (!param.array || param.bytes == 0 || !(all || param.role == Role::inout)) continue;
+      const bool on_gpu = param.initial != 0;
+      const CUresult result =
+          on_gpu ? driver_.cuMemcpyDtoD(param.buffer, param.initial, param.bytes)
+                 : driver_.cuMemcpyHtoD(param.buffer, param.host.data(), param.bytes);
+      if (result != CUDA_SUCCESS) {
+        return fmt::format("{} of the initial values of '{}' returned {}",
+                           on_gpu ? "cuMemcpyDtoD" : "cuMemcpyHtoD", param.name,
+                           driver_.describe(result));
+      }
     }
-    return CUDA_SUCCESS;
+    return std::nullopt;
   }
 
   // Reports a failure; a worker whose context is lost (sticky errors) has nothing left to do.
@@ -200,14 +243,12 @@ class RunServer {
     std::vector<void*> args;
     bool has_inout = false;
     for (Parameter& param : params_) {
-      args.push_back(param.array ? static_cast<void*>(&param.buffer) : param.initial.data());
+      args.push_back(param.array ? static_cast<void*>(&param.buffer) : param.host.data());
       has_inout = has_inout || (param.array && param.role == Role::inout);
     }
 
     // Every array, inputs included: a candidate may have written anywhere.
-    if (result = restore(true); result != CUDA_SUCCESS) {
-      return fail("cuMemcpyHtoD returned " + driver_.describe(result));
-    }
+    if (std::optional<std::string> failed = restore(true)) return fail(*failed);
     reply(kStarted);
     Timed warm_up = timed_launch(function, launch, args);
     if (warm_up.result != CUDA_SUCCESS) return fail(describe_failure(warm_up, launch));
@@ -216,7 +257,7 @@ class RunServer {
     Writer results;
     for (const Parameter& param : params_) {
       if (!param.array || param.role == Role::input) continue;
-      std::string bytes(param.initial.size(), '\0');
+      std::string bytes(param.bytes, '\0');
       if (!bytes.empty()) {
         result = driver_.cuMemcpyDtoH(bytes.data(), param.buffer, bytes.size());
         if (result != CUDA_SUCCESS)
@@ -229,9 +270,7 @@ class RunServer {
     std::int64_t total = 0;
     for (int runs = 0; launch.plan.wants_another(runs, total); ++runs) {
       if (has_inout) {
-        if (result = restore(false); result != CUDA_SUCCESS) {
-          return fail("cuMemcpyHtoD returned " + driver_.describe(result));
-        }
+        if (std::optional<std::string> failed = restore(false)) return fail(*failed);
       }
       Timed timed = timed_launch(function, launch, args);
       if (timed.result != CUDA_SUCCESS) return fail(describe_failure(timed, launch));
@@ -303,6 +342,13 @@ void CudaRunner::upload(const ProblemData& data) {
                                   data.problem().name, reply.data));
   }
   SCULPT_CHECK(reply.kind == kUploaded) << "unexpected reply " << reply.kind;
+  arrays_restored_from_host_ = static_cast<int>(reply.value);
+  if (reply.value != 0) {
+    spdlog::warn(
+        "cuda device: problem '{}': no room on the GPU for a second copy of {} of its arrays; "
+        "their initial values are restored from host memory before each candidate (slower)",
+        data.problem().name, reply.value);
+  }
 }
 
 Channel& CudaRunner::ready_worker(std::uint64_t problem_id, const ProblemData& data) {

@@ -36,6 +36,9 @@ class CudaRunner {
 
   /// Workers started, the first one included. Thread-safe.
   int workers_started() const { return workers_started_.load(); }
+  /// Arrays of the problem last uploaded whose initial values the worker keeps in host memory,
+  /// the GPU having no room for a second copy of them. Thread-safe.
+  int arrays_restored_from_host() const { return arrays_restored_from_host_.load(); }
 
  private:
   /// A worker holding problem `problem_id`, started or re-uploaded as needed.
@@ -47,6 +50,7 @@ class CudaRunner {
   std::unique_ptr<CudaWorker> worker_;
   std::optional<std::uint64_t> uploaded_;
   std::atomic<int> workers_started_ = 0;
+  std::atomic<int> arrays_restored_from_host_ = 0;
 };
 
 /// Worker side: serves uploads and runs on its one channel.

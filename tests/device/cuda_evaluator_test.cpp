@@ -278,6 +278,7 @@ TEST_P(CudaEvaluatorTest, AxpyIsCorrectAndTimed) {
   EXPECT_EQ(stats.runs, 1);
   EXPECT_EQ(stats.problems, 1);
   EXPECT_EQ(stats.worker_restarts, 0);
+  EXPECT_EQ(stats.arrays_restored_from_host, 0);
 }
 
 TEST_P(CudaEvaluatorTest, TheCutoffStopsTimingACandidateSlowerThanIt) {
@@ -506,6 +507,51 @@ TEST(CudaDevice, WithoutAGpuTheDefaultDriverSaysWhy) {
               gpu_missing().starts_with("no GPU: "))
       << gpu_missing();
   EXPECT_THROW(CudaEvaluator evaluator, DeviceError);
+}
+
+// Sets the fake driver's device memory for the worker, which inherits the environment.
+class FakeDeviceMemory {
+ public:
+  explicit FakeDeviceMemory(std::size_t bytes) {
+    setenv("SCULPT_FAKE_CUDA_MEMORY", std::to_string(bytes).c_str(), 1);
+  }
+  ~FakeDeviceMemory() { unsetenv("SCULPT_FAKE_CUDA_MEMORY"); }
+  FakeDeviceMemory(const FakeDeviceMemory&) = delete;
+  FakeDeviceMemory& operator=(const FakeDeviceMemory&) = delete;
+};
+
+constexpr std::size_t kAxpyArrayBytes = kAxpySize * sizeof(float);
+
+TEST(CudaDevice, WithoutRoomForASecondCopyTheInitialValuesComeFromHostMemory) {
+  // Room for x and y, and for a copy of neither.
+  FakeDeviceMemory memory(2 * kAxpyArrayBytes + kAxpyArrayBytes / 2);
+  CudaEvaluatorOptions options;
+  options.worker.driver_library = fake_driver();
+  options.plan.budget = milliseconds(20);
+  CudaEvaluator evaluator(options);
+  const auto problem = axpy_problem();
+  // The second candidate's warm-up sees y as it was before the first one's runs.
+  for (int candidate = 0; candidate < 2; ++candidate) {
+    Evaluation result = evaluator.evaluate(axpy_code(), problem);
+    ASSERT_EQ(result.check, Check::ok) << result.message;
+    EXPECT_GE(result.runs, 3);
+  }
+  EXPECT_EQ(evaluator.stats().arrays_restored_from_host, 2);
+}
+
+TEST(CudaDevice, AProblemThatDoesNotFitIsADeviceError) {
+  FakeDeviceMemory memory(kAxpyArrayBytes + kAxpyArrayBytes / 2);
+  CudaEvaluatorOptions options;
+  options.worker.driver_library = fake_driver();
+  CudaEvaluator evaluator(options);
+  try {
+    evaluator.evaluate(axpy_code(), axpy_problem());
+    FAIL() << "evaluated a problem larger than the GPU";
+  } catch (const DeviceError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "cuda device: problem 'axpy' does not fit on the GPU: cuMemAlloc of 16777216 "
+              "bytes for 'y' returned CUDA_ERROR_OUT_OF_MEMORY (out of memory)");
+  }
 }
 
 TEST(CudaDevice, TheCallerNeverLoadsTheDriver) {

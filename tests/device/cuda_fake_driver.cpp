@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <list>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -41,6 +42,14 @@ CUctx_st context;
 // A fault poisons the context for good, as on a GPU.
 CUresult sticky = CUDA_SUCCESS;
 bool spinning = false;
+// Live device allocations and their sizes.
+std::map<CUdeviceptr, std::size_t> allocations;
+
+std::size_t allocated_bytes() {
+  std::size_t total = 0;
+  for (const auto& [pointer, bytes] : allocations) total += bytes;
+  return total;
+}
 
 constexpr const char* kImageTag = "FAKE CUBIN\n";
 
@@ -98,6 +107,9 @@ CUresult CUDAAPI cuGetErrorName(CUresult error, const char** name) {
     case CUDA_ERROR_ILLEGAL_ADDRESS:
       *name = "CUDA_ERROR_ILLEGAL_ADDRESS";
       return CUDA_SUCCESS;
+    case CUDA_ERROR_OUT_OF_MEMORY:
+      *name = "CUDA_ERROR_OUT_OF_MEMORY";
+      return CUDA_SUCCESS;
     default:
       *name = nullptr;
       return CUDA_ERROR_INVALID_VALUE;
@@ -111,6 +123,9 @@ CUresult CUDAAPI cuGetErrorString(CUresult error, const char** text) {
       return CUDA_SUCCESS;
     case CUDA_ERROR_INVALID_VALUE:
       *text = "invalid argument";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_OUT_OF_MEMORY:
+      *text = "out of memory";
       return CUDA_SUCCESS;
     default:
       *text = "fake driver error";
@@ -266,13 +281,20 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction function, unsigned int grid_x, unsign
 
 CUresult CUDAAPI cuMemAlloc(CUdeviceptr* pointer, size_t bytes) {
   if (sticky != CUDA_SUCCESS) return sticky;
+  // SCULPT_FAKE_CUDA_MEMORY: the bytes of device memory, all free at the start.
+  if (const char* memory = std::getenv("SCULPT_FAKE_CUDA_MEMORY");
+      memory != nullptr && allocated_bytes() + bytes > std::strtoull(memory, nullptr, 10)) {
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
   void* memory = std::malloc(bytes);
   if (memory == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
   *pointer = reinterpret_cast<CUdeviceptr>(memory);
+  allocations[*pointer] = bytes;
   return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuMemFree(CUdeviceptr pointer) {
+  allocations.erase(pointer);
   std::free(reinterpret_cast<void*>(pointer));
   return CUDA_SUCCESS;
 }
@@ -286,6 +308,12 @@ CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr destination, const void* source, size_
 CUresult CUDAAPI cuMemcpyDtoH(void* destination, CUdeviceptr source, size_t bytes) {
   if (CUresult result = wait_for_kernels(); result != CUDA_SUCCESS) return result;
   std::memcpy(destination, reinterpret_cast<const void*>(source), bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr destination, CUdeviceptr source, size_t bytes) {
+  if (CUresult result = wait_for_kernels(); result != CUDA_SUCCESS) return result;
+  std::memcpy(reinterpret_cast<void*>(destination), reinterpret_cast<const void*>(source), bytes);
   return CUDA_SUCCESS;
 }
 
