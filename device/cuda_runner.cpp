@@ -20,7 +20,7 @@ namespace sculpt::device {
 namespace {
 
 // Requests.
-constexpr std::int32_t kUpload = 16;  ///< data: the parameters and their initial values
+constexpr std::int32_t kUpload = 16;  ///< data: the parameters, their initial and expected values
 constexpr std::int32_t kRun = 17;     ///< data: Launch, entry, cubin
 // Replies.
 constexpr std::int32_t kUploaded = 32;
@@ -28,7 +28,7 @@ constexpr std::int32_t kUploadFailed = 33;  ///< data: why
 constexpr std::int32_t kLoadError = 34;     ///< data: why the image or its entry did not load
 constexpr std::int32_t kStarted = 35;       ///< inputs restored, warm-up launch next
 constexpr std::int32_t kWarmedUp = 36;      ///< value: warm-up time in ns
-constexpr std::int32_t kResults = 37;       ///< data: the result parameters' bytes, in order
+constexpr std::int32_t kChecked = 37;  ///< value: 1 when a result mismatches; data: the mismatch
 constexpr std::int32_t kTimedRun = 38;      ///< value: time in ns
 constexpr std::int32_t kDone = 39;
 constexpr std::int32_t kFault = 40;  ///< value: 1 when the context is lost; data: what failed
@@ -80,6 +80,12 @@ class RunServer {
     CUdeviceptr initial = 0;
     /// ... or else host memory. A scalar's value, which the launch reads.
     std::string host{};
+    /// For results: what the warm-up must leave (its `values` set from `expected_values` when
+    /// checking), and room for what it left.
+    ExpectedResult expected{};
+    std::vector<std::byte> expected_values{};
+    std::vector<std::byte> got{};
+    bool result() const { return array && role != Role::input; }
   };
 
   void reply(std::int32_t kind, std::int64_t value = 0, std::string data = {}) {
@@ -108,6 +114,19 @@ class RunServer {
       if (!param.array) {
         param.host = value;
         continue;
+      }
+      if (param.result()) {
+        param.expected = ExpectedResult{.index = i,
+                                        .param = ArrayParam{.name = param.name,
+                                                            .type = reader.get<ElementType>(),
+                                                            .count = reader.get<std::int64_t>(),
+                                                            .role = param.role},
+                                        .tolerance = reader.get<double>(),
+                                        .scale = reader.get<double>()};
+        const std::string_view expected = reader.get_string();
+        const auto* bytes = reinterpret_cast<const std::byte*>(expected.data());
+        param.expected_values.assign(bytes, bytes + expected.size());
+        param.got.resize(param.bytes);
       }
       // Never managed memory: the inputs are copied in explicitly before every candidate.
       CUresult result = driver_.cuMemAlloc(&param.buffer, std::max<std::size_t>(param.bytes, 1));
@@ -254,18 +273,17 @@ class RunServer {
     if (warm_up.result != CUDA_SUCCESS) return fail(describe_failure(warm_up, launch));
     reply(kWarmedUp, warm_up.ns);
 
-    Writer results;
-    for (const Parameter& param : params_) {
-      if (!param.array || param.role == Role::input) continue;
-      std::string bytes(param.bytes, '\0');
-      if (!bytes.empty()) {
-        result = driver_.cuMemcpyDtoH(bytes.data(), param.buffer, bytes.size());
-        if (result != CUDA_SUCCESS)
-          return fail("cuMemcpyDtoH returned " + driver_.describe(result));
-      }
-      results.put_string(bytes);
+    // Checked here, where the results are: a candidate's results do not cross to the evaluator.
+    std::optional<std::string> mismatch;
+    for (Parameter& param : params_) {
+      if (!param.result() || param.bytes == 0 || mismatch) continue;
+      result = driver_.cuMemcpyDtoH(param.got.data(), param.buffer, param.bytes);
+      if (result != CUDA_SUCCESS) return fail("cuMemcpyDtoH returned " + driver_.describe(result));
+      ExpectedResult expected = param.expected;
+      expected.values = param.expected_values;
+      mismatch = device::mismatch(expected, param.got.data());
     }
-    reply(kResults, 0, results.take());
+    reply(kChecked, mismatch ? 1 : 0, mismatch.value_or(""));
 
     std::int64_t total = 0;
     for (int runs = 0; launch.plan.wants_another(runs, total); ++runs) {
@@ -296,7 +314,7 @@ std::string describe(Stage stage, std::size_t runs) {
     case Stage::warm_up:
       return "the warm-up run";
     case Stage::results:
-      return "the copy of the warm-up results";
+      return "the check of the warm-up results";
     case Stage::timed:
       return fmt::format("timed run {}", runs + 1);
   }
@@ -328,6 +346,15 @@ void CudaRunner::upload(const ProblemData& data) {
         .put(array != nullptr ? array->role : Role::input)
         .put_string(array != nullptr ? array->name : std::get<ScalarParam>(params[i]).name)
         .put_filled(data.bytes(i), [&](std::byte* to) { data.write_initial(i, to); });
+    if (data.is_result(i)) {
+      const ExpectedResult expected = data.expected(i);
+      writer.put(expected.param.type)
+          .put(expected.param.count)
+          .put(expected.tolerance)
+          .put(expected.scale)
+          .put_string({reinterpret_cast<const char*>(expected.values.data()),
+                       expected.values.size()});
+    }
   }
   Channel& channel = worker_->channel(0);
   Frame reply;
@@ -385,8 +412,7 @@ RunOutcome CudaRunner::run(std::uint64_t problem_id, const ProblemData& data,
   }
 
   RunOutcome outcome;
-  // The warm-up results, by parameter index (empty for parameters that are not results).
-  std::vector<std::string> results;
+  std::optional<std::string> mismatch;
   Stage stage = Stage::set_up;
   auto run_limit = std::chrono::ceil<std::chrono::milliseconds>(plan.run_limit());
   for (;;) {
@@ -425,19 +451,15 @@ RunOutcome CudaRunner::run(std::uint64_t problem_id, const ProblemData& data,
       stage = Stage::warm_up;
     } else if (reply.kind == kWarmedUp) {
       stage = Stage::results;
-    } else if (reply.kind == kResults) {
-      Reader reader(reply.data);
-      results.assign(data.size(), {});
-      for (std::size_t i = 0; i < data.size(); ++i) {
-        if (data.is_result(i)) results[i] = reader.get_string();
-      }
+    } else if (reply.kind == kChecked) {
+      if (reply.value != 0) mismatch = std::move(reply.data);
       stage = Stage::timed;
     } else if (reply.kind == kTimedRun) {
       outcome.run_ns.push_back(reply.value);
     } else {
       SCULPT_CHECK(reply.kind == kDone) << "unexpected reply " << reply.kind;
       outcome.check = Check::ok;
-      outcome.mismatch = data.first_mismatch([&](std::size_t i) { return results.at(i).data(); });
+      outcome.mismatch = std::move(mismatch);
       break;
     }
   }

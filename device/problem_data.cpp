@@ -219,22 +219,33 @@ std::optional<std::string> ProblemData::first_mismatch(
   return std::nullopt;
 }
 
-std::optional<std::string> ProblemData::compare(std::size_t index, const void* got) const {
+ExpectedResult ProblemData::expected(std::size_t index) const {
   SCULPT_CHECK(is_result(index)) << "parameter " << index << " is not a result";
-  const auto& array = std::get<ArrayParam>(problem_.params[index]);
-  double tolerance = relative_tolerance(problem_.tolerance);
-  double scale = scale_[index];
+  return ExpectedResult{.index = index,
+                        .param = std::get<ArrayParam>(problem_.params[index]),
+                        .tolerance = relative_tolerance(problem_.tolerance),
+                        .scale = scale_[index],
+                        .values = expected_[index]};
+}
+
+std::optional<std::string> ProblemData::compare(std::size_t index, const void* got) const {
+  return mismatch(expected(index), got);
+}
+
+std::optional<std::string> mismatch(const ExpectedResult& expected, const void* got) {
+  const ArrayParam& array = expected.param;
   return dispatch(array.type, [&]<typename T>(T*) -> std::optional<std::string> {
     auto actual = typed<T>(got, array.count);
-    auto expected = typed<T>(expected_[index].data(), array.count);
+    auto wanted = typed<T>(expected.values.data(), array.count);
     std::int64_t mismatches = 0;
     std::size_t first = 0;
     for (std::size_t k = 0; k < actual.size(); ++k) {
-      if (actual[k] == expected[k]) continue;
+      if (actual[k] == wanted[k]) continue;
       if constexpr (!std::is_integral_v<T>) {
         // Written so that a NaN on either side fails the comparison.
-        double error = std::abs(static_cast<double>(actual[k]) - static_cast<double>(expected[k]));
-        double bound = tolerance * std::max(std::abs(static_cast<double>(expected[k])), scale);
+        double error = std::abs(static_cast<double>(actual[k]) - static_cast<double>(wanted[k]));
+        double bound =
+            expected.tolerance * std::max(std::abs(static_cast<double>(wanted[k])), expected.scale);
         if (error <= bound) continue;
       }
       if (mismatches++ == 0) first = k;
@@ -243,8 +254,8 @@ std::optional<std::string> ProblemData::compare(std::size_t index, const void* g
     return fmt::format(
         "{} '{}' (parameter {}) mismatch at index {}: got {} expected {} ({} of {} elements "
         "differ, relative tolerance {:.3g})",
-        array.role == Role::inout ? "inout array" : "output", array.name, index, first,
-        actual[first], expected[first], mismatches, array.count, tolerance);
+        array.role == Role::inout ? "inout array" : "output", array.name, expected.index, first,
+        actual[first], wanted[first], mismatches, array.count, expected.tolerance);
   });
 }
 

@@ -28,6 +28,22 @@ std::uint64_t data_bytes(const Problem& problem);
 /// allocation failure or the kernel's out-of-memory killer.
 void require_host_memory(const Problem& problem, int copies, std::string_view device);
 
+/// What a result parameter must hold after a run, and how close counts: all a check needs, so
+/// that a run is checked where its results are (see ProblemData::expected).
+struct ExpectedResult {
+  std::size_t index = 0;  ///< the parameter's position
+  ArrayParam param{};
+  double tolerance = 0;  ///< relative
+  /// The result's mean magnitude, below which errors count as absolute.
+  double scale = 0;
+  std::span<const std::byte> values{};
+};
+
+/// Describes the first element of `got` (as many as `expected.values`) that is not within
+/// tolerance of the expected one, and how many are not; nothing when every one is. NaN never
+/// matches.
+std::optional<std::string> mismatch(const ExpectedResult& expected, const void* got);
+
 class ProblemData {
  public:
   /// Fills the inputs from the problem's seed and runs its reference once.
@@ -51,9 +67,12 @@ class ProblemData {
   /// Whether parameter `index` is an array the candidate writes (output or inout).
   bool is_result(std::size_t index) const;
 
-  /// Compares what a candidate left in result parameter `index` with the reference. Returns
-  /// a description of the first mismatch (and how many elements differ), or nothing when every
-  /// element is within tolerance. NaN never matches.
+  /// What result parameter `index` must hold, read from this ProblemData (which must outlive
+  /// it).
+  ExpectedResult expected(std::size_t index) const;
+
+  /// Compares what a candidate left in result parameter `index` with the reference (see
+  /// mismatch).
   std::optional<std::string> compare(std::size_t index, const void* got) const;
 
   /// Compares every result parameter, in order, where `result(i)` says the candidate left it:
