@@ -73,7 +73,8 @@ Evaluation CudaEvaluator::measure(const KernelCode& code,
                                   const CudaImage& image,
                                   std::optional<std::chrono::nanoseconds> cutoff) {
   Workspace& space = workspaces_.get(problem, [&] {
-    // The data, and the worker's host copy of the initial values it restores before each run.
+    // The data, and in the worker the expected results and room for what a run leaves (and
+    // the initial values of arrays the GPU has no room to keep twice).
     require_host_memory(*problem, 2, "cuda device");
     Workspace created{.problem = problem, .data = std::make_unique<ProblemData>(*problem)};
     std::lock_guard lock(mutex_);
