@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,15 +24,16 @@ namespace {
 constexpr std::int32_t kUpload = 16;  ///< data: the parameters, their initial and expected values
 constexpr std::int32_t kRun = 17;     ///< data: Launch, entry, cubin
 // Replies.
-constexpr std::int32_t kUploaded = 32;
+constexpr std::int32_t kUploaded = 32;  ///< value: arrays whose initial values stay on the host
 constexpr std::int32_t kUploadFailed = 33;  ///< data: why
 constexpr std::int32_t kLoadError = 34;     ///< data: why the image or its entry did not load
 constexpr std::int32_t kStarted = 35;       ///< inputs restored, warm-up launch next
 constexpr std::int32_t kWarmedUp = 36;      ///< value: warm-up time in ns
-constexpr std::int32_t kChecked = 37;  ///< value: 1 when a result mismatches; data: the mismatch
+constexpr std::int32_t kCopied = 37;        ///< the warm-up's results copied back, timed runs next
 constexpr std::int32_t kTimedRun = 38;      ///< value: time in ns
-constexpr std::int32_t kDone = 39;
-constexpr std::int32_t kFault = 40;  ///< value: 1 when the context is lost; data: what failed
+constexpr std::int32_t kChecking = 39;      ///< timed runs over, the results' check finishing
+constexpr std::int32_t kDone = 40;  ///< value: 1 when a result mismatches; data: the mismatch
+constexpr std::int32_t kFault = 41;  ///< value: 1 when the context is lost; data: what failed
 
 // Above this, a kernel must opt in to more dynamic shared memory.
 constexpr std::uint32_t kDefaultSharedLimit = 48 * 1024;
@@ -273,17 +275,16 @@ class RunServer {
     if (warm_up.result != CUDA_SUCCESS) return fail(describe_failure(warm_up, launch));
     reply(kWarmedUp, warm_up.ns);
 
-    // Checked here, where the results are: a candidate's results do not cross to the evaluator.
-    std::optional<std::string> mismatch;
     for (Parameter& param : params_) {
-      if (!param.result() || param.bytes == 0 || mismatch) continue;
+      if (!param.result() || param.bytes == 0) continue;
       result = driver_.cuMemcpyDtoH(param.got.data(), param.buffer, param.bytes);
       if (result != CUDA_SUCCESS) return fail("cuMemcpyDtoH returned " + driver_.describe(result));
-      ExpectedResult expected = param.expected;
-      expected.values = param.expected_values;
-      mismatch = device::mismatch(expected, param.got.data());
     }
-    reply(kChecked, mismatch ? 1 : 0, mismatch.value_or(""));
+    reply(kCopied);
+    // Checked here, where the results are (they never cross to the evaluator), while the GPU
+    // runs the timed launches: at axpy 2^26 the check takes about as long as they do.
+    std::future<std::optional<std::string>> check =
+        std::async(std::launch::async, [this] { return first_mismatch(); });
 
     std::int64_t total = 0;
     for (int runs = 0; launch.plan.wants_another(runs, total); ++runs) {
@@ -295,7 +296,20 @@ class RunServer {
       total += timed.ns;
       reply(kTimedRun, timed.ns);
     }
-    reply(kDone);
+    reply(kChecking);
+    const std::optional<std::string> mismatch = check.get();
+    reply(kDone, mismatch ? 1 : 0, mismatch.value_or(""));
+  }
+
+  // The first result of the warm-up (copied to `got`) that is not what the reference left.
+  std::optional<std::string> first_mismatch() const {
+    for (const Parameter& param : params_) {
+      if (!param.result() || param.bytes == 0) continue;
+      ExpectedResult expected = param.expected;
+      expected.values = param.expected_values;
+      if (std::optional<std::string> found = mismatch(expected, param.got.data())) return found;
+    }
+    return std::nullopt;
   }
 
   const CudaDriver& driver_;
@@ -305,7 +319,7 @@ class RunServer {
   CUevent stop_ = nullptr;
 };
 
-enum class Stage { set_up, warm_up, results, timed };
+enum class Stage { set_up, warm_up, results, timed, check };
 
 std::string describe(Stage stage, std::size_t runs) {
   switch (stage) {
@@ -314,9 +328,11 @@ std::string describe(Stage stage, std::size_t runs) {
     case Stage::warm_up:
       return "the warm-up run";
     case Stage::results:
-      return "the check of the warm-up results";
+      return "the copy of the warm-up results";
     case Stage::timed:
       return fmt::format("timed run {}", runs + 1);
+    case Stage::check:
+      return "the check of the warm-up results";
   }
   return {};
 }
@@ -412,7 +428,6 @@ RunOutcome CudaRunner::run(std::uint64_t problem_id, const ProblemData& data,
   }
 
   RunOutcome outcome;
-  std::optional<std::string> mismatch;
   Stage stage = Stage::set_up;
   auto run_limit = std::chrono::ceil<std::chrono::milliseconds>(plan.run_limit());
   for (;;) {
@@ -451,15 +466,16 @@ RunOutcome CudaRunner::run(std::uint64_t problem_id, const ProblemData& data,
       stage = Stage::warm_up;
     } else if (reply.kind == kWarmedUp) {
       stage = Stage::results;
-    } else if (reply.kind == kChecked) {
-      if (reply.value != 0) mismatch = std::move(reply.data);
+    } else if (reply.kind == kCopied) {
       stage = Stage::timed;
     } else if (reply.kind == kTimedRun) {
       outcome.run_ns.push_back(reply.value);
+    } else if (reply.kind == kChecking) {
+      stage = Stage::check;
     } else {
       SCULPT_CHECK(reply.kind == kDone) << "unexpected reply " << reply.kind;
       outcome.check = Check::ok;
-      outcome.mismatch = std::move(mismatch);
+      if (reply.value != 0) outcome.mismatch = std::move(reply.data);
       break;
     }
   }
