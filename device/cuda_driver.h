@@ -40,6 +40,8 @@ namespace sculpt::device {
   X(cuMemcpyHtoD) \
   X(cuMemcpyDtoH) \
   X(cuMemcpyDtoD) \
+  X(cuMemAllocHost) \
+  X(cuMemFreeHost) \
   X(cuEventCreate) \
   X(cuEventRecord) \
   X(cuEventSynchronize) \

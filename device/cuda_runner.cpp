@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <future>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,6 +44,37 @@ struct Launch {
   std::array<std::uint32_t, 3> block;
   std::uint32_t shared_bytes;
   RunPlan plan;
+};
+
+// Frees host memory from cuMemAllocHost, or from new[] when `driver` is null.
+struct FreeHost {
+  const CudaDriver* driver = nullptr;
+  void operator()(std::byte* p) const {
+    if (driver != nullptr) {
+      driver->cuMemFreeHost(p);
+    } else {
+      delete[] p;
+    }
+  }
+};
+
+// Host memory that copies from the GPU fill at the bus's speed: page-locked when the driver
+// grants it (cuMemAllocHost), ordinary otherwise.
+class HostBuffer {
+ public:
+  HostBuffer() = default;
+  HostBuffer(const CudaDriver& driver, std::size_t bytes) {
+    void* pinned = nullptr;
+    if (driver.cuMemAllocHost(&pinned, std::max<std::size_t>(bytes, 1)) == CUDA_SUCCESS) {
+      data_ = {static_cast<std::byte*>(pinned), FreeHost{&driver}};
+    } else {
+      data_ = {new std::byte[bytes], FreeHost{}};
+    }
+  }
+  std::byte* data() const { return data_.get(); }
+
+ private:
+  std::unique_ptr<std::byte[], FreeHost> data_;
 };
 
 // The worker's side: the problem's buffers on the GPU and a copy of their initial values that
@@ -86,7 +118,7 @@ class RunServer {
     /// checking), and room for what it left.
     ExpectedResult expected{};
     std::vector<std::byte> expected_values{};
-    std::vector<std::byte> got{};
+    HostBuffer got{};
     bool result() const { return array && role != Role::input; }
   };
 
@@ -128,7 +160,7 @@ class RunServer {
         const std::string_view expected = reader.get_string();
         const auto* bytes = reinterpret_cast<const std::byte*>(expected.data());
         param.expected_values.assign(bytes, bytes + expected.size());
-        param.got.resize(param.bytes);
+        param.got = HostBuffer(driver_, param.bytes);
       }
       // Never managed memory: the inputs are copied in explicitly before every candidate.
       CUresult result = driver_.cuMemAlloc(&param.buffer, std::max<std::size_t>(param.bytes, 1));

@@ -299,6 +299,17 @@ CUresult CUDAAPI cuMemFree(CUdeviceptr pointer) {
   return CUDA_SUCCESS;
 }
 
+CUresult CUDAAPI cuMemAllocHost(void** pointer, size_t bytes) {
+  if (sticky != CUDA_SUCCESS) return sticky;
+  *pointer = std::malloc(bytes);
+  return *pointer == nullptr ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemFreeHost(void* pointer) {
+  std::free(pointer);
+  return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr destination, const void* source, size_t bytes) {
   if (CUresult result = wait_for_kernels(); result != CUDA_SUCCESS) return result;
   std::memcpy(reinterpret_cast<void*>(destination), source, bytes);
