@@ -5,9 +5,11 @@
 // and the descents' decisions split by whether they run a lowering.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backbone/zoo/zoo.h"
@@ -59,8 +61,9 @@ BENCHMARK(BM_GpuApplyAndPropagate);
 /// full candidate, lowerings' included, less those the root has fixed) per second of
 /// descents. Dead ends count in the time but not in the instances: a lower bound. Also the
 /// wake-ups per decision (instances whose propagators ran; see BM_GpuDescentDecision).
-/// Run on one thread, then on every hardware thread from the same root, as a parallel search
-/// would (rates are then those of all threads together, over wall-clock time).
+/// Run on one thread, then on 2, 4, 8... threads up to every hardware thread, from the same
+/// root, as a parallel search would (rates are then those of all threads together, over
+/// wall-clock time).
 void BM_GpuRandomDescent(benchmark::State& state) {
   const Candidate& r = root();
   const std::size_t fixed_at_root = r.live_instance_count() - r.open_instance_count();
@@ -96,7 +99,11 @@ void BM_GpuRandomDescent(benchmark::State& state) {
       benchmark::Counter::kAvgThreads);
 }
 BENCHMARK(BM_GpuRandomDescent)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_GpuRandomDescent)->Unit(benchmark::kMillisecond)->UseRealTime()->ThreadPerCpu();
+// How the rate scales, not only where it ends.
+BENCHMARK(BM_GpuRandomDescent)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->ThreadRange(2, std::max(2, static_cast<int>(std::thread::hardware_concurrency())));
 
 /// A decision some descent took, with the candidate it applied to.
 struct Decision {

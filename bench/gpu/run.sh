@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine, from the folder bench/gpu/pack.sh filled, the steps named (all when
-# none is): each under its own time limit, its output in STEP.txt, everything packed into
-# $OUT/gpu-results.tar.gz (the device tool brings back a few files only), and the last lines of
-# each step printed. A device call runs 10 minutes at most: `run.sh tests`, then
-# `run.sh bench search`.
-#   tests   the GPU halves of the CUDA evaluator's tests; 50 random candidates per zoo kernel
-#           compiled, run and checked on the GPU
-#   bench   the hand-fixed candidates (bench_gpu), timed kernel-only against cuBLAS
-#           (compare.py); the space benchmark on every core
-#   search  a 2-minute random search for a 1024^3 matmul on the GPU
+# Runs on the GPU machine, from the folder bench/gpu/pack.sh filled, the steps named (all, in
+# this order, when none is): each under its own time limit, its output in STEP.txt. After each
+# step everything so far is packed into $OUT/gpu-results.tar.gz (the device tool brings back a
+# few files only), so a call stopped at its limit still returns the steps it finished; the last
+# lines of each step are printed. The step limits add up to 540 s: one device call (10 minutes
+# at most) holds them all, and a session's 15 minutes of device time leave room to start the
+# machine. The most wanted figures come first.
+#   tests       the GPU halves of the CUDA evaluator's tests
+#   space       the space benchmark (decisions/s) on one core and on every core
+#   bench       the hand-fixed candidates (bench_gpu), timed kernel-only against cuBLAS
+#               (compare.py)
+#   candidates  20 random candidates per zoo kernel compiled, run and checked on the GPU
+#   search      a 1-minute random search for a 1024^3 matmul on the GPU
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:?run.sh writes its results under \$OUT}"
@@ -23,33 +26,37 @@ step() {
   echo "exit status $?" >>"$results/$name.txt"
   echo "== $name"
   tail -n 8 "$results/$name.txt"
+  tar czf "$out/gpu-results.tar.gz" -C "$results" .
 }
 
 steps=("$@")
-((${#steps[@]})) || steps=(tests bench search)
+((${#steps[@]})) || steps=(tests space bench candidates search)
 nvidia-smi >"$results/nvidia-smi.txt" 2>&1
 for s in "${steps[@]}"; do
   case "$s" in
     tests)
-      step cuda_device_test 120 "$here/cuda_device_test" --gtest_filter='*/gpu'
-      step gpu_candidates_test 300 env SCULPT_CANDIDATES=50 "$here/gpu_candidates_test"
+      step cuda_device_test 60 "$here/cuda_device_test" --gtest_filter='*/gpu'
       ;;
-    bench)
-      step bench_gpu 120 "$here/bench_gpu" "$results/bench"
-      step compare 150 python3 "$here/compare.py" "$results/bench" "$here/cublas_reference.py"
-      step bench_gpu_space 120 "$here/bench_gpu_space" \
-        --benchmark_filter='GpuRandomDescent|DescentDecision' \
+    space)
+      step bench_gpu_space 90 "$here/bench_gpu_space" \
+        --benchmark_filter='GpuCopyCandidate|GpuRandomDescent|DescentDecision' \
         --benchmark_out="$results/bench_gpu_space.json"
       ;;
+    bench)
+      step bench_gpu 90 "$here/bench_gpu" "$results/bench"
+      step compare 120 python3 "$here/compare.py" "$results/bench" "$here/cublas_reference.py"
+      ;;
+    candidates)
+      step gpu_candidates_test 100 env SCULPT_CANDIDATES=20 "$here/gpu_candidates_test"
+      ;;
     search)
-      step search 200 "$here/sculpt" search --kernel matmul --size 1024x1024x1024 --budget 2m \
+      step search 80 "$here/sculpt" search --kernel matmul --size 1024x1024x1024 --budget 1m \
         --device cuda --out "$results/search"
       ;;
     *)
-      echo "run.sh: unknown step '$s' (tests, bench, search)" >&2
+      echo "run.sh: unknown step '$s' (tests, space, bench, candidates, search)" >&2
       exit 2
       ;;
   esac
 done
-tar czf "$out/gpu-results.tar.gz" -C "$results" .
 echo "results: \$OUT/gpu-results.tar.gz"
