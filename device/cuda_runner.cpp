@@ -22,11 +22,16 @@ namespace sculpt::device {
 namespace {
 
 // Requests.
-constexpr std::int32_t kUpload = 16;  ///< data: the parameters, their initial and expected values
-constexpr std::int32_t kRun = 17;     ///< data: Launch, entry, cubin
+// A problem travels a parameter at a time, so that neither process holds it twice: kUpload
+// with what the parameters are, then (once the worker has their buffers) a kUploadValues per
+// parameter.
+constexpr std::int32_t kUpload = 16;        ///< data: the parameters and their sizes
+constexpr std::int32_t kRun = 17;           ///< data: Launch, entry, cubin
+constexpr std::int32_t kUploadValues = 18;  ///< data: a parameter's initial (and expected) values
 // Replies.
 constexpr std::int32_t kUploaded = 32;  ///< value: arrays whose initial values stay on the host
 constexpr std::int32_t kUploadFailed = 33;  ///< data: why
+constexpr std::int32_t kUploadReady = 42;   ///< the buffers are allocated, values next
 constexpr std::int32_t kLoadError = 34;     ///< data: why the image or its entry did not load
 constexpr std::int32_t kStarted = 35;       ///< inputs restored, warm-up launch next
 constexpr std::int32_t kWarmedUp = 36;      ///< value: warm-up time in ns
@@ -137,18 +142,12 @@ class RunServer {
   void upload(Reader& reader) {
     free_buffers();
     auto count = reader.get<std::uint32_t>();
-    std::vector<std::string_view> values;
     for (std::uint32_t i = 0; i < count; ++i) {
       Parameter& param = params_.emplace_back();
       param.array = reader.get<std::uint8_t>() != 0;
       param.role = reader.get<Role>();
       param.name = reader.get_string();
-      const std::string_view value = values.emplace_back(reader.get_string());
-      param.bytes = value.size();
-      if (!param.array) {
-        param.host = value;
-        continue;
-      }
+      param.bytes = reader.get<std::uint64_t>();
       if (param.result()) {
         param.expected = ExpectedResult{.index = i,
                                         .param = ArrayParam{.name = param.name,
@@ -157,11 +156,11 @@ class RunServer {
                                                             .role = param.role},
                                         .tolerance = reader.get<double>(),
                                         .scale = reader.get<double>()};
-        const std::string_view expected = reader.get_string();
-        const auto* bytes = reinterpret_cast<const std::byte*>(expected.data());
-        param.expected_values.assign(bytes, bytes + expected.size());
-        param.got = HostBuffer(driver_, param.bytes);
       }
+    }
+    // Every array's buffer first: the copies of the initial values only get the room left.
+    for (Parameter& param : params_) {
+      if (!param.array) continue;
       // Never managed memory: the inputs are copied in explicitly before every candidate.
       CUresult result = driver_.cuMemAlloc(&param.buffer, std::max<std::size_t>(param.bytes, 1));
       if (result != CUDA_SUCCESS) {
@@ -173,26 +172,42 @@ class RunServer {
         return;
       }
     }
+    reply(kUploadReady);
     // The initial values go where the GPU still has room: copies of hundreds of megabytes
     // from host memory before every candidate would take longer than most candidates run.
     std::int64_t on_host = 0;
-    for (std::size_t i = 0; i < params_.size(); ++i) {
-      Parameter& param = params_[i];
-      if (!param.array || param.bytes == 0) continue;
-      if (driver_.cuMemAlloc(&param.initial, param.bytes) != CUDA_SUCCESS) {
-        param.initial = 0;
-        param.host = values[i];
-        ++on_host;
+    std::optional<std::string> failed;
+    for (Parameter& param : params_) {
+      Frame frame;
+      if (channel_.receive(frame) != Channel::Received::frame) _exit(0);
+      SCULPT_CHECK(frame.kind == kUploadValues) << "unexpected request " << frame.kind;
+      Reader values(frame.data);
+      const std::string_view initial = values.get_string();
+      SCULPT_CHECK(initial.size() == param.bytes) << "values of the wrong size for " << param.name;
+      if (param.result()) {
+        const std::string_view expected = values.get_string();
+        const auto* bytes = reinterpret_cast<const std::byte*>(expected.data());
+        param.expected_values.assign(bytes, bytes + expected.size());
+        param.got = HostBuffer(driver_, param.bytes);
+      }
+      if (!param.array) {
+        param.host = initial;
+      } else if (param.bytes == 0 || failed) {
         continue;
+      } else if (driver_.cuMemAlloc(&param.initial, param.bytes) != CUDA_SUCCESS) {
+        param.initial = 0;
+        param.host = initial;
+        ++on_host;
+      } else if (CUresult result = driver_.cuMemcpyHtoD(param.initial, initial.data(), param.bytes);
+                 result != CUDA_SUCCESS) {
+        failed = fmt::format("cuMemcpyHtoD of the initial values of '{}' returned {}", param.name,
+                             driver_.describe(result));
       }
-      if (CUresult result = driver_.cuMemcpyHtoD(param.initial, values[i].data(), param.bytes);
-          result != CUDA_SUCCESS) {
-        std::string why = fmt::format("cuMemcpyHtoD of the initial values of '{}' returned {}",
-                                      param.name, driver_.describe(result));
-        free_buffers();
-        reply(kUploadFailed, 0, why);
-        return;
-      }
+    }
+    if (failed) {
+      free_buffers();
+      reply(kUploadFailed, 0, *failed);
+      return;
     }
     reply(kUploaded, on_host);
   }
@@ -386,37 +401,54 @@ void CudaRunner::stop() {
 
 void CudaRunner::upload(const ProblemData& data) {
   const auto& params = data.problem().params;
-  Writer writer;
-  writer.put(static_cast<std::uint32_t>(params.size()));
+  Channel& channel = worker_->channel(0);
+  auto lost = [&] {
+    stop();
+    return DeviceError(fmt::format("cuda device: the worker died while receiving problem '{}'",
+                                   data.problem().name));
+  };
+  auto send = [&](std::int32_t kind, std::string bytes) {
+    if (!channel.send(Frame{.kind = kind, .value = 0, .data = std::move(bytes)})) throw lost();
+  };
+  // The worker's answer: `expected`, or kUploadFailed with why.
+  auto await = [&](std::int32_t expected) {
+    Frame reply;
+    if (channel.receive(reply, kWorkerSetupTimeout) != Channel::Received::frame) throw lost();
+    if (reply.kind == kUploadFailed) {
+      throw DeviceError(fmt::format("cuda device: problem '{}' does not fit on the GPU: {}",
+                                    data.problem().name, reply.data));
+    }
+    SCULPT_CHECK(reply.kind == expected) << "unexpected reply " << reply.kind;
+    return reply;
+  };
+  Writer header;
+  header.put(static_cast<std::uint32_t>(params.size()));
   for (std::size_t i = 0; i < params.size(); ++i) {
     const auto* array = std::get_if<ArrayParam>(&params[i]);
-    writer.put<std::uint8_t>(array != nullptr ? 1 : 0)
+    header.put<std::uint8_t>(array != nullptr ? 1 : 0)
         .put(array != nullptr ? array->role : Role::input)
         .put_string(array != nullptr ? array->name : std::get<ScalarParam>(params[i]).name)
-        .put_filled(data.bytes(i), [&](std::byte* to) { data.write_initial(i, to); });
+        .put(static_cast<std::uint64_t>(data.bytes(i)));
     if (data.is_result(i)) {
       const ExpectedResult expected = data.expected(i);
-      writer.put(expected.param.type)
+      header.put(expected.param.type)
           .put(expected.param.count)
           .put(expected.tolerance)
-          .put(expected.scale)
-          .put_string({reinterpret_cast<const char*>(expected.values.data()),
-                       expected.values.size()});
+          .put(expected.scale);
     }
   }
-  Channel& channel = worker_->channel(0);
-  Frame reply;
-  if (!channel.send(Frame{.kind = kUpload, .value = 0, .data = writer.take()}) ||
-      channel.receive(reply, kWorkerSetupTimeout) != Channel::Received::frame) {
-    stop();
-    throw DeviceError(fmt::format("cuda device: the worker died while receiving problem '{}'",
-                                  data.problem().name));
+  send(kUpload, header.take());
+  await(kUploadReady);
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    Writer values;
+    values.put_filled(data.bytes(i), [&](std::byte* to) { data.write_initial(i, to); });
+    if (data.is_result(i)) {
+      const std::span<const std::byte> expected = data.expected(i).values;
+      values.put_string({reinterpret_cast<const char*>(expected.data()), expected.size()});
+    }
+    send(kUploadValues, values.take());
   }
-  if (reply.kind == kUploadFailed) {
-    throw DeviceError(fmt::format("cuda device: problem '{}' does not fit on the GPU: {}",
-                                  data.problem().name, reply.data));
-  }
-  SCULPT_CHECK(reply.kind == kUploaded) << "unexpected reply " << reply.kind;
+  const Frame reply = await(kUploaded);
   arrays_restored_from_host_ = static_cast<int>(reply.value);
   if (reply.value != 0) {
     spdlog::warn(
