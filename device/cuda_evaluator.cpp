@@ -74,8 +74,8 @@ Evaluation CudaEvaluator::measure(const KernelCode& code,
                                   std::optional<std::chrono::nanoseconds> cutoff) {
   Workspace& space = workspaces_.get(problem, [&] {
     // The data, and in the worker the expected results and room for what a run leaves (and
-    // the initial values of arrays the GPU has no room to keep twice).
-    require_host_memory(*problem, 2, "cuda device");
+    // the initial values of arrays the GPU has no room to keep twice: not counted).
+    require_host_memory(*problem, {.data = 1, .results = 2}, "cuda device");
     Workspace created{.problem = problem, .data = std::make_unique<ProblemData>(*problem)};
     std::lock_guard lock(mutex_);
     created.id = static_cast<std::uint64_t>(++problems_);

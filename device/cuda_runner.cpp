@@ -29,7 +29,7 @@ constexpr std::int32_t kUpload = 16;        ///< data: the parameters and their 
 constexpr std::int32_t kRun = 17;           ///< data: Launch, entry, cubin
 constexpr std::int32_t kUploadValues = 18;  ///< data: a parameter's initial (and expected) values
 // Replies.
-constexpr std::int32_t kUploaded = 32;  ///< value: arrays whose initial values stay on the host
+constexpr std::int32_t kUploaded = 32;      ///< value: arrays whose initial values stay on the host
 constexpr std::int32_t kUploadFailed = 33;  ///< data: why
 constexpr std::int32_t kUploadReady = 42;   ///< the buffers are allocated, values next
 constexpr std::int32_t kLoadError = 34;     ///< data: why the image or its entry did not load
@@ -38,7 +38,7 @@ constexpr std::int32_t kWarmedUp = 36;      ///< value: warm-up time in ns
 constexpr std::int32_t kCopied = 37;        ///< the warm-up's results copied back, timed runs next
 constexpr std::int32_t kTimedRun = 38;      ///< value: time in ns
 constexpr std::int32_t kChecking = 39;      ///< timed runs over, the results' check finishing
-constexpr std::int32_t kDone = 40;  ///< value: 1 when a result mismatches; data: the mismatch
+constexpr std::int32_t kDone = 40;   ///< value: 1 when a result mismatches; data: the mismatch
 constexpr std::int32_t kFault = 41;  ///< value: 1 when the context is lost; data: what failed
 
 // Above this, a kernel must opt in to more dynamic shared memory.

@@ -106,32 +106,52 @@ double relative_tolerance(const Tolerance& tolerance) {
   return 0;
 }
 
-std::uint64_t data_bytes(const Problem& problem) {
+namespace {
+
+// The bytes of `problem`'s arrays, each counted `copies(role)` times; saturated.
+template <typename Copies>
+std::uint64_t array_bytes(const Problem& problem, Copies&& copies) {
   constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t total = 0;
   for (const Param& param : problem.params) {
     const auto* array = std::get_if<ArrayParam>(&param);
-    if (array == nullptr || array->count <= 0) continue;
+    if (array == nullptr || array->count <= 0 || copies(array->role) == 0) continue;
     const auto count = static_cast<std::uint64_t>(array->count);
-    const std::uint64_t copies = array->role == Role::inout ? 2 : 1;
-    const std::uint64_t per_copy = size_of(array->type) * copies;
+    const std::uint64_t per_copy = size_of(array->type) * copies(array->role);
     if (count > (kMax - total) / per_copy) return kMax;
     total += count * per_copy;
   }
   return total;
 }
 
-void require_host_memory(const Problem& problem, int copies, std::string_view device) {
+}  // namespace
+
+std::uint64_t data_bytes(const Problem& problem) {
+  return array_bytes(problem,
+                     [](Role role) -> std::uint64_t { return role == Role::inout ? 2 : 1; });
+}
+
+std::uint64_t result_bytes(const Problem& problem) {
+  return array_bytes(problem,
+                     [](Role role) -> std::uint64_t { return role == Role::input ? 0 : 1; });
+}
+
+void require_host_memory(const Problem& problem, HostCopies copies, std::string_view device) {
   const auto pages = sysconf(_SC_PHYS_PAGES);
   const auto page = sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page <= 0) return;  // unknown: let the allocation decide
   const auto available = static_cast<long double>(pages) * static_cast<long double>(page);
-  const auto needed = static_cast<long double>(data_bytes(problem)) * copies;
+  const auto needed = static_cast<long double>(data_bytes(problem)) * copies.data +
+                      static_cast<long double>(result_bytes(problem)) * copies.results;
   if (needed <= available) return;
+  std::string what = copies.data == 1
+                         ? "its arrays and expected results"
+                         : fmt::format("{} copies of its arrays and expected results", copies.data);
+  if (copies.results != 0) what += fmt::format(", and {} of its results", copies.results);
   throw DeviceError(fmt::format(
-      "{}: problem '{}' needs {:.4g} GB of host memory ({} copies of its arrays and expected "
-      "results), more than the {:.4g} GB of this machine",
-      device, problem.name, static_cast<double>(needed / 1e9), copies,
+      "{}: problem '{}' needs {:.4g} GB of host memory ({}), more than the {:.4g} GB of this "
+      "machine",
+      device, problem.name, static_cast<double>(needed / 1e9), what,
       static_cast<double>(available / 1e9)));
 }
 

@@ -23,10 +23,20 @@ double relative_tolerance(const Tolerance& tolerance);
 /// the expected values of its results. Saturates at the largest value instead of overflowing.
 std::uint64_t data_bytes(const Problem& problem);
 
-/// Throws a DeviceError, worded for `device` ("cpu device"), when `copies` times data_bytes
-/// exceed this machine's memory: a problem that cannot fit stops with its size instead of an
-/// allocation failure or the kernel's out-of-memory killer.
-void require_host_memory(const Problem& problem, int copies, std::string_view device);
+/// Bytes of the arrays a candidate writes (outputs and inout arrays), saturated likewise.
+std::uint64_t result_bytes(const Problem& problem);
+
+/// What a device keeps in host memory for a problem, in copies of its data (data_bytes) and
+/// of its results (result_bytes).
+struct HostCopies {
+  int data = 1;
+  int results = 0;
+};
+
+/// Throws a DeviceError, worded for `device` ("cpu device"), when `copies` exceed this
+/// machine's memory: a problem that cannot fit stops with its size instead of an allocation
+/// failure or the kernel's out-of-memory killer.
+void require_host_memory(const Problem& problem, HostCopies copies, std::string_view device);
 
 /// What a result parameter must hold after a run, and how close counts: all a check needs, so
 /// that a run is checked where its results are (see ProblemData::expected).

@@ -124,9 +124,21 @@ TEST(ProblemData, CountsItsBytesAndRefusesProblemsLargerThanMemory) {
   EXPECT_EQ(data_bytes(axpy_problem(1000, 1)), 1000u * 4 * 3);
   Problem huge = axpy_problem(std::int64_t{1} << 62, 1);
   EXPECT_EQ(data_bytes(huge), std::numeric_limits<std::uint64_t>::max());
-  EXPECT_NO_THROW(require_host_memory(axpy_problem(1000, 1), 2, "cpu device"));
+  EXPECT_EQ(result_bytes(axpy_problem(1000, 1)), 1000u * 4);
+  EXPECT_EQ(result_bytes(huge), std::numeric_limits<std::uint64_t>::max());
+  EXPECT_NO_THROW(require_host_memory(axpy_problem(1000, 1), {.data = 2}, "cpu device"));
   try {
-    require_host_memory(huge, 2, "cpu device");
+    require_host_memory(huge, {.data = 1, .results = 2}, "cuda device");
+    ADD_FAILURE() << "no error";
+  } catch (const DeviceError& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("cuda device: problem 'axpy' needs 5.534e+10 GB of host memory (its "
+                        "arrays and expected results, and 2 of its results), more than the "),
+              std::string::npos)
+        << error.what();
+  }
+  try {
+    require_host_memory(huge, {.data = 2}, "cpu device");
     ADD_FAILURE() << "no error";
   } catch (const DeviceError& error) {
     EXPECT_NE(std::string(error.what())
