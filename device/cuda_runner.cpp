@@ -329,7 +329,7 @@ class RunServer {
     }
     reply(kCopied);
     // Checked here, where the results are (they never cross to the evaluator), while the GPU
-    // runs the timed launches: at axpy 2^26 the check takes about as long as they do.
+    // runs the timed launches: checking axpy 2^26's 64M floats takes 45 ms on one core.
     std::future<std::optional<std::string>> check =
         std::async(std::launch::async, [this] { return first_mismatch(); });
 
