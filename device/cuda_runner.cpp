@@ -119,8 +119,8 @@ class RunServer {
     CUdeviceptr initial = 0;
     /// ... or else host memory. A scalar's value, which the launch reads.
     std::string host{};
-    /// For results: what the warm-up must leave (its `values` set from `expected_values` when
-    /// checking), and room for what it left.
+    /// For results: what the warm-up must leave (`values` reads `expected_values`), and room
+    /// for what it left.
     ExpectedResult expected{};
     std::vector<std::byte> expected_values{};
     HostBuffer got{};
@@ -188,6 +188,7 @@ class RunServer {
         const std::string_view expected = values.get_string();
         const auto* bytes = reinterpret_cast<const std::byte*>(expected.data());
         param.expected_values.assign(bytes, bytes + expected.size());
+        param.expected.values = param.expected_values;
         param.got = HostBuffer(driver_, param.bytes);
       }
       if (!param.array) {
@@ -352,9 +353,9 @@ class RunServer {
   std::optional<std::string> first_mismatch() const {
     for (const Parameter& param : params_) {
       if (!param.result() || param.bytes == 0) continue;
-      ExpectedResult expected = param.expected;
-      expected.values = param.expected_values;
-      if (std::optional<std::string> found = mismatch(expected, param.got.data())) return found;
+      if (std::optional<std::string> found = mismatch(param.expected, param.got.data())) {
+        return found;
+      }
     }
     return std::nullopt;
   }

@@ -475,6 +475,20 @@ INSTANTIATE_TEST_SUITE_P(Driver, CudaEvaluatorTest, testing::Values(Driver::gpu,
                            return to_string(info.param);
                          });
 
+// Sets a variable of the fake driver's for its scope; the workers inherit the environment.
+class ScopedEnvironment {
+ public:
+  ScopedEnvironment(const char* name, const std::string& value) : name_(name) {
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnvironment() { unsetenv(name_); }
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+
+ private:
+  const char* name_;
+};
+
 TEST(CudaDevice, MissingDriverIsADeviceError) {
   CudaEvaluatorOptions options;
   options.worker.driver_library = "/nonexistent/libcuda.so.1";
@@ -492,11 +506,13 @@ TEST(CudaDevice, MissingDriverIsADeviceError) {
 TEST(CudaDevice, NoDeviceIsADeviceError) {
   CudaEvaluatorOptions options;
   options.worker.driver_library = fake_driver();
-  // Read by the fake driver's cuInit in the worker, which inherits the environment.
-  setenv("SCULPT_FAKE_CUDA_NO_DEVICE", "1", 1);
   std::string why;
-  bool available = cuda_available(&why, options.worker);
-  unsetenv("SCULPT_FAKE_CUDA_NO_DEVICE");
+  bool available = false;
+  {
+    // Read by the fake driver's cuInit in the worker.
+    ScopedEnvironment no_device("SCULPT_FAKE_CUDA_NO_DEVICE", "1");
+    available = cuda_available(&why, options.worker);
+  }
   EXPECT_FALSE(available);
   EXPECT_EQ(why, "no GPU: cuInit returned CUDA_ERROR_NO_DEVICE");
 }
@@ -509,22 +525,12 @@ TEST(CudaDevice, WithoutAGpuTheDefaultDriverSaysWhy) {
   EXPECT_THROW(CudaEvaluator evaluator, DeviceError);
 }
 
-// Sets the fake driver's device memory for the worker, which inherits the environment.
-class FakeDeviceMemory {
- public:
-  explicit FakeDeviceMemory(std::size_t bytes) {
-    setenv("SCULPT_FAKE_CUDA_MEMORY", std::to_string(bytes).c_str(), 1);
-  }
-  ~FakeDeviceMemory() { unsetenv("SCULPT_FAKE_CUDA_MEMORY"); }
-  FakeDeviceMemory(const FakeDeviceMemory&) = delete;
-  FakeDeviceMemory& operator=(const FakeDeviceMemory&) = delete;
-};
-
 constexpr std::size_t kAxpyArrayBytes = kAxpySize * sizeof(float);
 
 TEST(CudaDevice, WithoutRoomForASecondCopyTheInitialValuesComeFromHostMemory) {
   // Room for x and y, and for a copy of neither.
-  FakeDeviceMemory memory(2 * kAxpyArrayBytes + kAxpyArrayBytes / 2);
+  ScopedEnvironment memory("SCULPT_FAKE_CUDA_MEMORY",
+                           std::to_string(2 * kAxpyArrayBytes + kAxpyArrayBytes / 2));
   CudaEvaluatorOptions options;
   options.worker.driver_library = fake_driver();
   options.plan.budget = milliseconds(20);
@@ -540,7 +546,8 @@ TEST(CudaDevice, WithoutRoomForASecondCopyTheInitialValuesComeFromHostMemory) {
 }
 
 TEST(CudaDevice, AProblemThatDoesNotFitIsADeviceError) {
-  FakeDeviceMemory memory(kAxpyArrayBytes + kAxpyArrayBytes / 2);
+  ScopedEnvironment memory("SCULPT_FAKE_CUDA_MEMORY",
+                           std::to_string(kAxpyArrayBytes + kAxpyArrayBytes / 2));
   CudaEvaluatorOptions options;
   options.worker.driver_library = fake_driver();
   CudaEvaluator evaluator(options);
