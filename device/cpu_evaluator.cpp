@@ -37,10 +37,7 @@ std::future<Evaluation> CpuEvaluator::queue(KernelCode code, std::shared_ptr<con
 Pipeline<std::filesystem::path>::CompileResult CpuEvaluator::compile(const KernelCode& code) {
   CCompiler::Result result = compiler_.compile(code.source);
   if (result.object) return *result.object;
-  Evaluation evaluation;
-  evaluation.check = Check::compile_error;
-  evaluation.message = std::move(result.log);
-  return evaluation;
+  return Evaluation{.check = Check::compile_error, .message = std::move(result.log)};
 }
 
 Evaluation CpuEvaluator::measure(const KernelCode& code,

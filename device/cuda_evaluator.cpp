@@ -62,10 +62,7 @@ std::future<Evaluation> CudaEvaluator::queue(KernelCode code,
 Pipeline<CudaImage>::CompileResult CudaEvaluator::compile(const KernelCode& code) {
   CudaCompiler::Result result = compiler_.compile(code.source);
   if (result.image) return std::move(*result.image);
-  Evaluation evaluation;
-  evaluation.check = Check::compile_error;
-  evaluation.message = std::move(result.log);
-  return evaluation;
+  return Evaluation{.check = Check::compile_error, .message = std::move(result.log)};
 }
 
 Evaluation CudaEvaluator::measure(const KernelCode& code,

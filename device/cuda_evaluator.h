@@ -46,6 +46,7 @@ struct CudaEvaluatorStats {
   std::int64_t arrays_restored_from_host = 0;
 };
 
+/// Evaluates candidates whose `code` is PTX, with its launch configuration.
 class CudaEvaluator final : public Evaluator {
  public:
   /// Checks in a short-lived process that the driver loads and sees the GPU; throws
@@ -55,7 +56,6 @@ class CudaEvaluator final : public Evaluator {
   ~CudaEvaluator() override;
 
   std::string name() const override { return "cuda"; }
-  /// `code` must be PTX, with its launch configuration.
   void cancel_waiting() override { pipeline_->cancel_waiting(); }
 
   CudaEvaluatorStats stats() const;
