@@ -46,7 +46,7 @@ Evaluation CpuEvaluator::measure(const KernelCode& code,
                                  std::optional<std::chrono::nanoseconds> cutoff) {
   Workspace& space = workspaces_.get(problem, [&] {
     // The data, and the run server's working arrays (no larger).
-    require_host_memory(*problem, {.data = 2}, "cpu device");
+    require_host_memory(*problem, {.data = 2}, "cpu device", options_.host_memory);
     Workspace created;
     created.problem = problem;
     created.data = std::make_unique<ProblemData>(*problem);

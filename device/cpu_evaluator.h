@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct CpuEvaluatorOptions {
   /// Stop compiling while a candidate is measured: on a CPU the compilers would share the cores
   /// with the candidate and distort its time. Off: compilation overlaps measurement.
   bool pause_compilation_while_measuring = true;
+  /// Host memory the device may use, in bytes: a problem that needs more is refused with a
+  /// DeviceError. Absent: this machine's memory.
+  std::optional<std::uint64_t> host_memory{};
 };
 
 struct CpuEvaluatorStats {

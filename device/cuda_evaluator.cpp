@@ -70,16 +70,19 @@ Evaluation CudaEvaluator::measure(const KernelCode& code,
                                   const CudaImage& image,
                                   std::optional<std::chrono::nanoseconds> cutoff) {
   Workspace& space = workspaces_.get(problem, [&] {
-    // The data, and in the worker the expected results and room for what a run leaves (and
-    // the initial values of arrays the GPU has no room to keep twice: not counted).
-    require_host_memory(*problem, {.data = 1, .results = 2}, "cuda device");
-    Workspace created{.problem = problem, .data = std::make_unique<ProblemData>(*problem)};
+    // The data, and in the worker the expected results and room for what a run leaves; what
+    // is left holds the initial values of arrays the GPU has no room to keep twice.
+    const std::uint64_t host_room = require_host_memory(*problem, {.data = 1, .results = 2},
+                                                        "cuda device", options_.host_memory);
+    Workspace created{.problem = problem,
+                      .data = std::make_unique<ProblemData>(*problem),
+                      .host_room = host_room};
     std::lock_guard lock(mutex_);
     created.id = static_cast<std::uint64_t>(++problems_);
     return created;
   });
   const RunPlan plan = options_.plan.with_cutoff(cutoff);
-  RunOutcome outcome = runner_.run(space.id, *space.data, image, code, plan);
+  RunOutcome outcome = runner_.run(space.id, *space.data, space.host_room, image, code, plan);
   {
     std::lock_guard lock(mutex_);
     ++runs_;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "device/cuda_compiler.h"
@@ -29,6 +30,10 @@ struct CudaEvaluatorOptions {
   /// killed at the cutoff takes its worker with it (a new context, the problem uploaded again),
   /// so only kernels slower than 2 s are.
   RunPlan plan{.budget = std::chrono::milliseconds(200), .kill_floor = std::chrono::seconds(2)};
+  /// Host memory the device may use, in bytes: for the problem's data and results, and for the
+  /// initial values of arrays the GPU has no room to keep twice. A problem that needs more is
+  /// refused with a DeviceError. Absent: this machine's memory.
+  std::optional<std::uint64_t> host_memory{};
 };
 
 struct CudaEvaluatorStats {
@@ -66,11 +71,13 @@ class CudaEvaluator final : public Evaluator {
   std::future<Evaluation> queue(KernelCode code, std::shared_ptr<const Problem> problem,
                                 std::shared_ptr<Cutoff> cutoff) override;
 
-  /// A problem's data, and the number by which the run worker knows whether it holds it.
+  /// A problem's data, the number by which the run worker knows whether it holds it, and the
+  /// host memory left to the worker beyond the data and results.
   struct Workspace {
     std::shared_ptr<const Problem> problem;
     std::unique_ptr<ProblemData> data;
     std::uint64_t id = 0;
+    std::uint64_t host_room = 0;
   };
 
   Pipeline<CudaImage>::CompileResult compile(const KernelCode& code);

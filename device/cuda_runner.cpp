@@ -25,8 +25,8 @@ namespace {
 // A problem travels a parameter at a time, so that neither process holds it twice: kUpload
 // with what the parameters are, then (once the worker has their buffers) a kUploadValues per
 // parameter.
-constexpr std::int32_t kUpload = 16;        ///< data: the parameters and their sizes
-constexpr std::int32_t kRun = 17;           ///< data: Launch, entry, cubin
+constexpr std::int32_t kUpload = 16;  ///< data: host memory allowed, the parameters, their sizes
+constexpr std::int32_t kRun = 17;     ///< data: Launch, entry, cubin
 constexpr std::int32_t kUploadValues = 18;  ///< data: a parameter's initial (and expected) values
 // Replies.
 constexpr std::int32_t kUploaded = 32;      ///< value: arrays whose initial values stay on the host
@@ -141,6 +141,8 @@ class RunServer {
 
   void upload(Reader& reader) {
     free_buffers();
+    // For the initial values the GPU has no room to keep twice.
+    auto host_room = reader.get<std::uint64_t>();
     auto count = reader.get<std::uint32_t>();
     for (std::uint32_t i = 0; i < count; ++i) {
       Parameter& param = params_.emplace_back();
@@ -197,6 +199,14 @@ class RunServer {
         continue;
       } else if (driver_.cuMemAlloc(&param.initial, param.bytes) != CUDA_SUCCESS) {
         param.initial = 0;
+        if (param.bytes > host_room) {
+          failed = fmt::format(
+              "no room there for a second copy of '{}' ({} bytes), nor in the {} bytes of host "
+              "memory left",
+              param.name, param.bytes, host_room);
+          continue;
+        }
+        host_room -= param.bytes;
         param.host = initial;
         ++on_host;
       } else if (CUresult result = driver_.cuMemcpyHtoD(param.initial, initial.data(), param.bytes);
@@ -400,7 +410,7 @@ void CudaRunner::stop() {
   uploaded_.reset();
 }
 
-void CudaRunner::upload(const ProblemData& data) {
+void CudaRunner::upload(const ProblemData& data, std::uint64_t host_room) {
   const auto& params = data.problem().params;
   Channel& channel = worker_->channel(0);
   auto lost = [&] {
@@ -423,7 +433,7 @@ void CudaRunner::upload(const ProblemData& data) {
     return reply;
   };
   Writer header;
-  header.put(static_cast<std::uint32_t>(params.size()));
+  header.put(host_room).put(static_cast<std::uint32_t>(params.size()));
   for (std::size_t i = 0; i < params.size(); ++i) {
     const auto* array = std::get_if<ArrayParam>(&params[i]);
     header.put<std::uint8_t>(array != nullptr ? 1 : 0)
@@ -459,21 +469,23 @@ void CudaRunner::upload(const ProblemData& data) {
   }
 }
 
-Channel& CudaRunner::ready_worker(std::uint64_t problem_id, const ProblemData& data) {
+Channel& CudaRunner::ready_worker(std::uint64_t problem_id, const ProblemData& data,
+                                  std::uint64_t host_room) {
   if (worker_ == nullptr) {
     worker_ = std::make_unique<CudaWorker>(config_, 1, serve_runs);
     ++workers_started_;
   }
   if (uploaded_ != problem_id) {
     uploaded_.reset();
-    upload(data);
+    upload(data, host_room);
     uploaded_ = problem_id;
   }
   return worker_->channel(0);
 }
 
 RunOutcome CudaRunner::run(std::uint64_t problem_id, const ProblemData& data,
-                           const CudaImage& image, const KernelCode& code, const RunPlan& plan) {
+                           std::uint64_t host_room, const CudaImage& image, const KernelCode& code,
+                           const RunPlan& plan) {
   Launch launch{.grid = code.launch.grid,
                 .block = code.launch.block,
                 .shared_bytes = code.launch.shared_bytes,
@@ -481,11 +493,11 @@ RunOutcome CudaRunner::run(std::uint64_t problem_id, const ProblemData& data,
   Frame request{.kind = kRun,
                 .value = 0,
                 .data = Writer().put(launch).put_string(code.entry).put_string(image.cubin).take()};
-  Channel* channel = &ready_worker(problem_id, data);
+  Channel* channel = &ready_worker(problem_id, data, host_room);
   if (!channel->send(request)) {
     // The worker died while idle (killed from outside): start another once.
     stop();
-    channel = &ready_worker(problem_id, data);
+    channel = &ready_worker(problem_id, data, host_room);
     if (!channel->send(request)) {
       stop();
       throw DeviceError("cuda device: the run worker dies before it can run anything");

@@ -29,10 +29,11 @@ class CudaRunner {
 
   /// Runs `code.entry` of `image` with `code.launch` as `plan` says, on the problem numbered
   /// `problem_id` whose data is `data`; uploads that problem first when the worker does not
-  /// hold it. Throws DeviceError when no worker starts or the problem does not fit on the GPU.
-  /// Not thread-safe: one run at a time.
-  RunOutcome run(std::uint64_t problem_id, const ProblemData& data, const CudaImage& image,
-                 const KernelCode& code, const RunPlan& plan);
+  /// hold it, allowing it `host_room` bytes of host memory for the initial values of arrays
+  /// the GPU has no room to keep twice. Throws DeviceError when no worker starts or the
+  /// problem does not fit. Not thread-safe: one run at a time.
+  RunOutcome run(std::uint64_t problem_id, const ProblemData& data, std::uint64_t host_room,
+                 const CudaImage& image, const KernelCode& code, const RunPlan& plan);
 
   /// Workers started, the first one included. Thread-safe.
   int workers_started() const { return workers_started_.load(); }
@@ -42,8 +43,8 @@ class CudaRunner {
 
  private:
   /// A worker holding problem `problem_id`, started or re-uploaded as needed.
-  Channel& ready_worker(std::uint64_t problem_id, const ProblemData& data);
-  void upload(const ProblemData& data);
+  Channel& ready_worker(std::uint64_t problem_id, const ProblemData& data, std::uint64_t host_room);
+  void upload(const ProblemData& data, std::uint64_t host_room);
   void stop();
 
   CudaWorkerConfig config_;

@@ -136,23 +136,29 @@ std::uint64_t result_bytes(const Problem& problem) {
                      [](Role role) -> std::uint64_t { return role == Role::input ? 0 : 1; });
 }
 
-void require_host_memory(const Problem& problem, HostCopies copies, std::string_view device) {
-  const auto pages = sysconf(_SC_PHYS_PAGES);
-  const auto page = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return;  // unknown: let the allocation decide
-  const auto available = static_cast<long double>(pages) * static_cast<long double>(page);
+std::uint64_t require_host_memory(const Problem& problem, HostCopies copies,
+                                  std::string_view device, std::optional<std::uint64_t> limit) {
+  long double available = 0;
+  if (limit) {
+    available = static_cast<long double>(*limit);
+  } else {
+    const auto pages = sysconf(_SC_PHYS_PAGES);
+    const auto page = sysconf(_SC_PAGESIZE);
+    // Unknown: let the allocation decide.
+    if (pages <= 0 || page <= 0) return std::numeric_limits<std::uint64_t>::max();
+    available = static_cast<long double>(pages) * static_cast<long double>(page);
+  }
   const auto needed = static_cast<long double>(data_bytes(problem)) * copies.data +
                       static_cast<long double>(result_bytes(problem)) * copies.results;
-  if (needed <= available) return;
+  if (needed <= available) return static_cast<std::uint64_t>(available - needed);
   std::string what = copies.data == 1
                          ? "its arrays and expected results"
                          : fmt::format("{} copies of its arrays and expected results", copies.data);
   if (copies.results != 0) what += fmt::format(", and {} of its results", copies.results);
   throw DeviceError(fmt::format(
-      "{}: problem '{}' needs {:.4g} GB of host memory ({}), more than the {:.4g} GB of this "
-      "machine",
-      device, problem.name, static_cast<double>(needed / 1e9), what,
-      static_cast<double>(available / 1e9)));
+      "{}: problem '{}' needs {:.4g} GB of host memory ({}), more than the {:.4g} GB {}", device,
+      problem.name, static_cast<double>(needed / 1e9), what, static_cast<double>(available / 1e9),
+      limit ? "it may use" : "of this machine"));
 }
 
 ProblemData::ProblemData(const Problem& problem) : problem_(problem) {

@@ -2,6 +2,7 @@
 // The data every evaluation of one problem shares, whatever the device: the initial value of
 // each parameter and the expected results, computed once by the reference.
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
@@ -33,10 +34,14 @@ struct HostCopies {
   int results = 0;
 };
 
-/// Throws a DeviceError, worded for `device` ("cpu device"), when `copies` exceed this
-/// machine's memory: a problem that cannot fit stops with its size instead of an allocation
-/// failure or the kernel's out-of-memory killer.
-void require_host_memory(const Problem& problem, HostCopies copies, std::string_view device);
+/// Throws a DeviceError, worded for `device` ("cpu device"), when `copies` exceed the host
+/// memory the device may use: `limit` bytes, or else this machine's memory. A problem that
+/// cannot fit stops with its size instead of an allocation failure or the kernel's
+/// out-of-memory killer. Returns the bytes left beyond those copies (the largest value when
+/// there is no limit and the machine does not say).
+std::uint64_t require_host_memory(const Problem& problem, HostCopies copies,
+                                  std::string_view device,
+                                  std::optional<std::uint64_t> limit = std::nullopt);
 
 /// What a result parameter must hold after a run, and how close counts: all a check needs, so
 /// that a run is checked where its results are (see ProblemData::expected).

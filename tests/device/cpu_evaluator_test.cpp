@@ -396,6 +396,26 @@ TEST_F(CpuEvaluatorTest, TheCallerNeverLoadsCandidateCode) {
   }
 }
 
+TEST_F(CpuEvaluatorTest, AProblemLargerThanTheHostMemoryItMayUseIsADeviceError) {
+  auto opts = options();
+  const auto problem = axpy_problem();
+  // The data and the run server's working arrays, less a byte.
+  opts.host_memory = 2 * data_bytes(*problem) - 1;
+  CpuEvaluator evaluator(opts);
+  try {
+    evaluator.evaluate(c_code(kAxpy, "axpy"), problem);
+    FAIL() << "used more host memory than it may";
+  } catch (const DeviceError& error) {
+    EXPECT_NE(std::string(error.what()).find("cpu device: problem 'axpy' needs "),
+              std::string::npos)
+        << error.what();
+    EXPECT_NE(std::string(error.what()).find("GB it may use"), std::string::npos) << error.what();
+  }
+  opts.host_memory = 2 * data_bytes(*problem);
+  CpuEvaluator enough(opts);
+  EXPECT_EQ(enough.evaluate(c_code(kAxpy, "axpy"), problem).check, Check::ok);
+}
+
 TEST_F(CpuEvaluatorTest, MissingCompilerIsADeviceError) {
   auto opts = options();
   opts.compiler = "/nonexistent/cc";

@@ -127,6 +127,19 @@ TEST(ProblemData, CountsItsBytesAndRefusesProblemsLargerThanMemory) {
   EXPECT_EQ(result_bytes(axpy_problem(1000, 1)), 1000u * 4);
   EXPECT_EQ(result_bytes(huge), std::numeric_limits<std::uint64_t>::max());
   EXPECT_NO_THROW(require_host_memory(axpy_problem(1000, 1), {.data = 2}, "cpu device"));
+  // Under a limit: what the copies leave of it.
+  EXPECT_EQ(
+      require_host_memory(axpy_problem(1000, 1), {.data = 1, .results = 2}, "cuda device", 100'000),
+      100'000u - 12'000 - 2 * 4'000);
+  EXPECT_EQ(require_host_memory(axpy_problem(1000, 1), {.data = 2}, "cpu device", 24'000), 0u);
+  try {
+    require_host_memory(axpy_problem(1000, 1), {.data = 2}, "cpu device", 23'999);
+    ADD_FAILURE() << "no error";
+  } catch (const DeviceError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "cpu device: problem 'axpy' needs 2.4e-05 GB of host memory (2 copies of its arrays "
+              "and expected results), more than the 2.4e-05 GB it may use");
+  }
   try {
     require_host_memory(huge, {.data = 1, .results = 2}, "cuda device");
     ADD_FAILURE() << "no error";
