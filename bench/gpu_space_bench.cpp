@@ -2,10 +2,11 @@
 // default size (1024x1024x1024) on the built-in sm_90 description. Reports the bytes of one
 // candidate's decision vector, the copy time, decisions per second for one decision from the
 // root and over full random descents (a decision: clone + restrict + propagate to a fixpoint),
-// and the descents' decisions split by whether they run a lowering.
+// and the descents' decisions split by what their lowerings do.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <random>
 #include <string>
@@ -112,12 +113,20 @@ struct Decision {
   std::vector<std::uint32_t> values;
 };
 
-/// The decisions of 60 random descents (those that did not fail), split by whether they run a
-/// lowering: the candidate then gets a lowered copy of the kernel.
-struct DescentDecisions {
-  std::vector<Decision> lowering;
-  std::vector<Decision> other;
+/// What a decision's lowerings do.
+enum class DecisionKind {
+  /// One adds objects: the candidate gets a lowered copy of the kernel.
+  lowering,
+  /// A trigger fired whose lowering had nothing left to do (a dim mapping of a communication
+  /// already lowered through another): the candidate still copies the kernel before it runs.
+  copy_only,
+  /// No trigger fired.
+  other,
 };
+constexpr std::size_t kDecisionKinds = 3;
+
+/// The decisions of 60 random descents (those that did not fail), by kind.
+using DescentDecisions = std::array<std::vector<Decision>, kDecisionKinds>;
 
 const DescentDecisions& descent_decisions() {
   static const DescentDecisions decisions = [] {
@@ -134,10 +143,15 @@ const DescentDecisions& descent_decisions() {
         if (child->restrict(resolved->first, resolved->second) != sculpt::spacegen::Status::Ok) {
           std::abort();
         }
-        const bool lowers = &static_cast<const Candidate&>(*child).backbone() !=
-                            &static_cast<const Candidate&>(*node).backbone();
-        (lowers ? d.lowering : d.other)
-            .push_back({node->clone(), std::move(resolved->first), std::move(resolved->second)});
+        const sculpt::gpu_space::Function& before = static_cast<const Candidate&>(*node).backbone();
+        const sculpt::gpu_space::Function& after = static_cast<const Candidate&>(*child).backbone();
+        const DecisionKind kind =
+            &after == &before ? DecisionKind::other
+            : after.kernel().statements().size() == before.kernel().statements().size()
+                ? DecisionKind::copy_only
+                : DecisionKind::lowering;
+        d[static_cast<std::size_t>(kind)].push_back(
+            {node->clone(), std::move(resolved->first), std::move(resolved->second)});
         node = std::move(child);
       }
     }
@@ -147,13 +161,13 @@ const DescentDecisions& descent_decisions() {
 }
 
 /// One decision of a descent (copy + restriction + propagation), cycling over the descents'
-/// decisions that lower or over the others. A lowering adds objects (a temporary, its store
-/// and load, and their dimensions) whose instances are posted and propagated: few decisions,
-/// much of a descent's time (decisions of each kind x time of each kind). Also reports the
-/// wake-ups per decision and per second: the work a decision brings, and its rate.
-void BM_GpuDescentDecision(benchmark::State& state, bool lowering) {
+/// decisions of one kind. A lowering adds objects (a temporary, its store and load, and their
+/// dimensions) whose instances are posted and propagated: few decisions, much of a descent's
+/// time (decisions of each kind x time of each kind). Also reports the wake-ups per decision
+/// and per second: the work a decision brings, and its rate.
+void BM_GpuDescentDecision(benchmark::State& state, DecisionKind kind) {
   const DescentDecisions& all = descent_decisions();
-  const std::vector<Decision>& decisions = lowering ? all.lowering : all.other;
+  const std::vector<Decision>& decisions = all[static_cast<std::size_t>(kind)];
   std::size_t next = 0;
   const std::uint64_t wakeups_before = sculpt::spacegen::CandidateBase::wakeups_on_this_thread();
   for (auto _ : state) {
@@ -168,12 +182,14 @@ void BM_GpuDescentDecision(benchmark::State& state, bool lowering) {
   // A decision's cost is its wake-ups (instances whose propagators ran) times their cost.
   state.counters["wakeups_per_decision"] = wakeups / static_cast<double>(state.iterations());
   state.counters["wakeups_per_s"] = benchmark::Counter(wakeups, benchmark::Counter::kIsRate);
+  std::size_t total = 0;
+  for (const std::vector<Decision>& of_kind : all) total += of_kind.size();
   state.counters["share_of_decisions"] =
-      static_cast<double>(decisions.size()) /
-      static_cast<double>(all.lowering.size() + all.other.size());
+      static_cast<double>(decisions.size()) / static_cast<double>(total);
 }
-BENCHMARK_CAPTURE(BM_GpuDescentDecision, lowering, true);
-BENCHMARK_CAPTURE(BM_GpuDescentDecision, other, false);
+BENCHMARK_CAPTURE(BM_GpuDescentDecision, lowering, DecisionKind::lowering);
+BENCHMARK_CAPTURE(BM_GpuDescentDecision, copy_only, DecisionKind::copy_only);
+BENCHMARK_CAPTURE(BM_GpuDescentDecision, other, DecisionKind::other);
 
 }  // namespace
 
