@@ -522,7 +522,6 @@ Kernel Builder::finish() && {
       preallocate_lowering(kernel_.comms_[c]);
   }
   kernel_.number_statements();
-  for (const Dimension& dim : kernel_.dims_) kernel_.merged_parent_.push_back(dim.id);
   return std::move(kernel_);
 }
 

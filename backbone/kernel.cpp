@@ -341,11 +341,6 @@ DimId Kernel::load_dim(CommId comm_id, DimId consumer_dim) const {
   return consumer_dim;
 }
 
-DimId Kernel::merged_representative(DimId id) const {
-  while (merged_parent_[id.value] != id) id = merged_parent_[id.value];
-  return id;
-}
-
 std::optional<int64_t> Kernel::size_value(std::string_view name) const {
   for (const Parameter& param : params_) {
     if (param.kind == Parameter::Kind::kSize && param.name == name) return param.size_value;

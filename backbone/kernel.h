@@ -243,11 +243,9 @@ struct NewObjects {
   std::vector<InstId> instructions;
   std::vector<DimId> dims;
   std::vector<MemId> mem_regions;
-  std::vector<std::pair<DimId, DimId>> merged_dims;
   std::vector<CommId> lowered_comms;
   bool empty() const {
-    return instructions.empty() && dims.empty() && mem_regions.empty() && merged_dims.empty() &&
-           lowered_comms.empty();
+    return instructions.empty() && dims.empty() && mem_regions.empty() && lowered_comms.empty();
   }
 };
 
@@ -351,11 +349,6 @@ class Kernel {
   /// the consumer's, and the consumer reads the load through the communication `read`.
   /// Lowering an already lowered communication adds nothing.
   NewObjects lower_communication(DimMappingId mapping);
-  /// Records that `lhs` and `rhs` (same logical dimension and tile level) are fused. Merging
-  /// adds no object: a merged class is represented by its smallest dimension id.
-  NewObjects lower_merge_dims(DimId lhs, DimId rhs);
-  /// The smallest id of the class of dimensions merged with `id`.
-  DimId merged_representative(DimId id) const;
   /// The dimension of a lowered communication's load holding the iteration of the consumer's
   /// `consumer_dim` (a copy of it, or the dimension itself in a loop both share).
   DimId load_dim(CommId comm, DimId consumer_dim) const;
@@ -387,7 +380,6 @@ class Kernel {
   std::vector<Communication> comms_;
   std::vector<ProgramNode> body_;
   std::vector<std::vector<ProgramNode>> loop_bodies_;
-  std::vector<DimId> merged_parent_;  // union-find over dims, filled by lower_merge_dims
   std::vector<StmtId> stmt_of_inst_;
   std::vector<StmtId> stmt_of_dim_;
   // By statement id: the instruction's id, or inst_capacity() + the dimension's id.

@@ -66,20 +66,4 @@ NewObjects Kernel::lower_communication(DimMappingId mapping_id) {
   return added;
 }
 
-NewObjects Kernel::lower_merge_dims(DimId lhs, DimId rhs) {
-  const Dimension& a = dim(lhs);
-  const Dimension& b = dim(rhs);
-  // Static dims of equal sizes may merge across logical dims; a dynamic dim's size follows its
-  // logical dim's tiling, so it only merges within that logical dim.
-  SCULPT_CHECK(a.is_static() == b.is_static() && (a.is_static() || a.logical == b.logical))
-      << "cannot merge " << a.name << " and " << b.name;
-  const DimId root_a = merged_representative(lhs);
-  const DimId root_b = merged_representative(rhs);
-  if (root_a == root_b) return {};
-  merged_parent_[std::max(root_a, root_b).value] = std::min(root_a, root_b);
-  NewObjects added;
-  added.merged_dims = {{lhs, rhs}};
-  return added;
-}
-
 }  // namespace sculpt::backbone

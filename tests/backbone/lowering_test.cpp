@@ -86,21 +86,6 @@ TEST(Lowering, StoreOfAReductionWaitsForTheFinalValue) {
   EXPECT_EQ(body[1].inst, store.id);
 }
 
-TEST(Lowering, MergeDimsRecordsClasses) {
-  Kernel kernel = test_kernel("matmul");
-  const Communication& a_to_fma = kernel.comms()[0];
-  const DimMapping& m_tile = kernel.mapping(a_to_fma.mappings[1]);
-  const NewObjects added = kernel.lower_merge_dims(m_tile.src, m_tile.dst);
-  EXPECT_EQ(added.merged_dims.size(), 1u);
-  EXPECT_EQ(kernel.merged_representative(m_tile.dst), std::min(m_tile.src, m_tile.dst));
-  EXPECT_EQ(kernel.merged_representative(m_tile.src), std::min(m_tile.src, m_tile.dst));
-  EXPECT_TRUE(kernel.lower_merge_dims(m_tile.dst, m_tile.src).empty());
-  // Merging adds no dimension.
-  const std::size_t dims = kernel.dimensions().size();
-  kernel.lower_merge_dims(m_tile.src, m_tile.dst);
-  EXPECT_EQ(kernel.dimensions().size(), dims);
-}
-
 TEST(Interpreter, SharedLoopScansInPlace) {
   // x[i + 1] = x[i] + y[i + 1]: a prefix sum over a shared loop.
   Builder b("scan");
@@ -223,12 +208,9 @@ TEST(Lowering, CopiesOfAKernelLowerIndependently) {
   Kernel copy = original;
   const Communication& comm = copy.comms()[0];
   copy.lower_communication(comm.mappings[0]);
-  copy.lower_merge_dims(copy.mapping(comm.mappings[1]).src, copy.mapping(comm.mappings[1]).dst);
   EXPECT_TRUE(copy.comms()[0].lowered);
   EXPECT_FALSE(original.comms()[0].lowered);
   EXPECT_EQ(copy.instructions().size(), original.instructions().size() + 2);
-  EXPECT_EQ(original.merged_representative(original.mapping(comm.mappings[1]).dst),
-            original.mapping(comm.mappings[1]).dst);
   // Statements of the copy point into the copy.
   EXPECT_EQ(copy.statement(StmtId(0)).as_inst(), &copy.inst(InstId(0)));
 }
