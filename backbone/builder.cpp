@@ -36,22 +36,22 @@ Builder::Builder(std::string kernel_name) : kernel_(std::move(kernel_name)) {}
 Size Builder::size(std::string name, int64_t value) {
   SCULPT_CHECK(value > 0) << "size " << name << " must be positive, got " << value;
   Parameter param;
-  param.id = ParamId(static_cast<uint32_t>(kernel_.params_.size()));
+  param.id = ParamId(static_cast<uint32_t>(data().params.size()));
   param.name = std::move(name);
   param.kind = Parameter::Kind::kSize;
   param.type = ElemType::kI32;
   param.size_value = value;
-  kernel_.params_.push_back(param);
+  data().params.push_back(param);
   return Size{param.id, value};
 }
 
 Value Builder::scalar(std::string name, ElemType type) {
   Parameter param;
-  param.id = ParamId(static_cast<uint32_t>(kernel_.params_.size()));
+  param.id = ParamId(static_cast<uint32_t>(data().params.size()));
   param.name = std::move(name);
   param.kind = Parameter::Kind::kScalar;
   param.type = type;
-  kernel_.params_.push_back(param);
+  data().params.push_back(param);
   Value value;
   value.kind = Operand::Kind::kParam;
   value.param = param.id;
@@ -63,7 +63,7 @@ Array Builder::array(std::string name, ElemType type, std::vector<Size> shape, M
                      std::vector<int64_t> strides) {
   SCULPT_CHECK(kind != MemRegion::Kind::kTemporary) << "temporaries come from lowerings";
   MemRegion mem;
-  mem.id = MemId(static_cast<uint32_t>(kernel_.mems_.size()));
+  mem.id = MemId(static_cast<uint32_t>(data().mems.size()));
   mem.name = name;
   mem.kind = kind;
   mem.type = type;
@@ -75,20 +75,20 @@ Array Builder::array(std::string name, ElemType type, std::vector<Size> shape, M
   SCULPT_CHECK(strides.size() == shape.size()) << "array " << name << ": one stride per extent";
   mem.strides = std::move(strides);
   Parameter param;
-  param.id = ParamId(static_cast<uint32_t>(kernel_.params_.size()));
+  param.id = ParamId(static_cast<uint32_t>(data().params.size()));
   param.name = std::move(name);
   param.kind = Parameter::Kind::kArray;
   param.type = type;
   param.mem = mem.id;
   mem.param = param.id;
-  kernel_.params_.push_back(param);
-  kernel_.mems_.push_back(mem);
+  data().params.push_back(param);
+  data().mems.push_back(mem);
   return Array{mem.id};
 }
 
 Dim Builder::dim(std::string name, Size size, const Tiling& tiling) {
   LogicalDim logical;
-  logical.id = LogicalDimId(static_cast<uint32_t>(kernel_.logicals_.size()));
+  logical.id = LogicalDimId(static_cast<uint32_t>(data().logicals.size()));
   logical.name = std::move(name);
   logical.size_param = size.param;
   logical.size = size.value;
@@ -101,20 +101,20 @@ Dim Builder::dim(std::string name, Size size, const Tiling& tiling) {
     sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
     logical.tile_sizes.push_back(std::move(sizes));
   }
-  kernel_.logicals_.push_back(std::move(logical));
-  return Dim{kernel_.logicals_.back().id};
+  data().logicals.push_back(std::move(logical));
+  return Dim{data().logicals.back().id};
 }
 
 LoopId Builder::new_loop(LogicalDimId logical_id, std::optional<LoopId> parent) {
-  LogicalDim& logical = kernel_.logicals_.at(logical_id.value);
+  LogicalDim& logical = data().logicals.at(logical_id.value);
   Loop loop;
-  loop.id = LoopId(static_cast<uint32_t>(kernel_.loops_.size()));
+  loop.id = LoopId(static_cast<uint32_t>(data().loops.size()));
   loop.logical = logical_id;
   loop.parent = parent;
   const std::string base = logical.name + std::to_string(loop.id.value);
   for (int level = -1; level < static_cast<int>(logical.tile_sizes.size()); ++level) {
     Dimension dim;
-    dim.id = DimId(static_cast<uint32_t>(kernel_.dims_.size()));
+    dim.id = DimId(static_cast<uint32_t>(data().dims.size()));
     dim.loop = loop.id;
     dim.logical = logical_id;
     dim.level = level;
@@ -126,21 +126,21 @@ LoopId Builder::new_loop(LogicalDimId logical_id, std::optional<LoopId> parent) 
       dim.possible_sizes = logical.tile_sizes[level];
       loop.tile_dims.push_back(dim.id);
     }
-    kernel_.dims_.push_back(std::move(dim));
+    data().dims.push_back(std::move(dim));
   }
   logical.loops.push_back(loop.id);
-  kernel_.loops_.push_back(std::move(loop));
-  kernel_.loop_bodies_.emplace_back();
-  return kernel_.loops_.back().id;
+  data().loops.push_back(std::move(loop));
+  data().loop_bodies.emplace_back();
+  return data().loops.back().id;
 }
 
 std::vector<ProgramNode>& Builder::current_body() {
-  return open_.empty() ? kernel_.body_ : kernel_.loop_bodies_[open_.back().value];
+  return open_.empty() ? data().body : data().loop_bodies[open_.back().value];
 }
 
 void Builder::open(Dim dim) {
   for (LoopId loop : open_) {
-    SCULPT_CHECK(kernel_.loops_[loop.value].logical != dim.id)
+    SCULPT_CHECK(data().loops[loop.value].logical != dim.id)
         << "dimension " << kernel_.logical_dim(dim.id).name << " is already open";
   }
   std::optional<LoopId> parent;
@@ -231,19 +231,19 @@ CommId Builder::connect(InstId producer_id, InstId consumer_id, int position,
     comm.loop_pairs.emplace_back(loop, *target);
   }
   if (comm.loop_pairs.empty()) return CommId();
-  comm.id = CommId(static_cast<uint32_t>(kernel_.comms_.size()));
+  comm.id = CommId(static_cast<uint32_t>(data().comms.size()));
   for (const auto& [src_loop, dst_loop] : comm.loop_pairs) {
     const std::vector<DimId> src_dims = kernel_.loop(src_loop).dims();
     const std::vector<DimId> dst_dims = kernel_.loop(dst_loop).dims();
     for (size_t i = 0; i < src_dims.size(); ++i) {
-      const DimMapping mapping{DimMappingId(static_cast<uint32_t>(kernel_.mappings_.size())),
+      const DimMapping mapping{DimMappingId(static_cast<uint32_t>(data().mappings.size())),
                                src_dims[i], dst_dims[i], comm.id};
       comm.mappings.push_back(mapping.id);
-      kernel_.mappings_.push_back(mapping);
+      data().mappings.push_back(mapping);
     }
   }
-  kernel_.comms_.push_back(std::move(comm));
-  return kernel_.comms_.back().id;
+  data().comms.push_back(std::move(comm));
+  return data().comms.back().id;
 }
 
 Operand Builder::make_operand(const Value& value, InstId consumer, int position) {
@@ -313,7 +313,7 @@ InstId Builder::add_inst(Operator op, std::vector<Value> operands, std::optional
   }
 
   Instruction inst;
-  inst.id = InstId(static_cast<uint32_t>(kernel_.insts_.size()));
+  inst.id = InstId(static_cast<uint32_t>(data().insts.size()));
   inst.op = op;
   inst.type = *type;
   inst.access = std::move(access);
@@ -321,7 +321,7 @@ InstId Builder::add_inst(Operator op, std::vector<Value> operands, std::optional
   inst.loops = open_;
   // Bodies are looked up again after each new loop: creating one may move them.
   auto body_of = [&](std::optional<LoopId> loop) -> std::vector<ProgramNode>& {
-    return loop ? kernel_.loop_bodies_[loop->value] : kernel_.body_;
+    return loop ? data().loop_bodies[loop->value] : data().body;
   };
   for (LogicalDimId logical : needed) {
     std::optional<LoopId> parent;
@@ -333,11 +333,11 @@ InstId Builder::add_inst(Operator op, std::vector<Value> operands, std::optional
   std::optional<LoopId> innermost;
   if (!inst.loops.empty()) innermost = inst.loops.back();
   body_of(innermost).push_back(ProgramNode{std::nullopt, inst.id});
-  kernel_.insts_.push_back(std::move(inst));
-  const InstId id = kernel_.insts_.back().id;
+  data().insts.push_back(std::move(inst));
+  const InstId id = data().insts.back().id;
   for (size_t i = 0; i < operands.size(); ++i) {
     Operand operand = make_operand(operands[i], id, static_cast<int>(i));
-    kernel_.insts_[id.value].operands.push_back(std::move(operand));
+    data().insts[id.value].operands.push_back(std::move(operand));
   }
   return id;
 }
@@ -406,11 +406,11 @@ void Builder::preallocate_lowering(Communication& comm) {
   const Instruction& consumer = kernel_.inst(comm.consumer);
 
   MemRegion temp;
-  temp.id = MemId(static_cast<uint32_t>(kernel_.mems_.size()));
+  temp.id = MemId(static_cast<uint32_t>(data().mems.size()));
   temp.name = "tmp" + std::to_string(comm.id.value);
   temp.kind = MemRegion::Kind::kTemporary;
   temp.type = producer.type;
-  temp.added = false;
+  temp.added_by = comm.id;
   for (const auto& pair : comm.loop_pairs) {
     const LogicalDim& logical = kernel_.logical_dim(kernel_.loop(pair.first).logical);
     temp.layout.push_back(logical.id);
@@ -429,11 +429,11 @@ void Builder::preallocate_lowering(Communication& comm) {
   // The store runs once the producer's value is final: outside its reduction loops that the
   // consumer does not share.
   Instruction store;
-  store.id = InstId(static_cast<uint32_t>(kernel_.insts_.size()));
+  store.id = InstId(static_cast<uint32_t>(data().insts.size()));
   store.name = "st_" + temp.name;
   store.op = Operator::kStore;
   store.type = producer.type;
-  store.added = false;
+  store.added_by = comm.id;
   const std::vector<LoopId>& reduced = producer.reduction_loops();
   for (LoopId loop : producer.loops) {
     const bool shared =
@@ -455,7 +455,7 @@ void Builder::preallocate_lowering(Communication& comm) {
   load.name = "ld_" + temp.name;
   load.op = Operator::kLoad;
   load.type = producer.type;
-  load.added = false;
+  load.added_by = comm.id;
   load.access = Access{temp.id, index};
   const CommId comm_id = comm.id;
   const InstId consumer_id = consumer.id;
@@ -472,55 +472,86 @@ void Builder::preallocate_lowering(Communication& comm) {
     std::optional<LoopId> parent = kernel_.loop(loop).parent;
     if (!copies.empty()) parent = copies.back().first;
     const LoopId copy = new_loop(kernel_.loop(loop).logical, parent);
-    for (DimId dim : kernel_.loop(copy).dims()) kernel_.dims_[dim.value].added = false;
+    for (DimId dim : kernel_.loop(copy).dims()) data().dims[dim.value].added_by = comm_id;
     if (!copies.empty())
-      kernel_.loop_bodies_[copies.back().first.value].push_back({copy, std::nullopt});
+      data().loop_bodies[copies.back().first.value].push_back({copy, std::nullopt});
     copies.emplace_back(copy, loop);
     load.loops.push_back(copy);
   }
   SCULPT_CHECK(!copies.empty()) << "a communication without loops to copy";
-  kernel_.loop_bodies_[copies.back().first.value].push_back({std::nullopt, load.id});
+  data().loop_bodies[copies.back().first.value].push_back({std::nullopt, load.id});
 
   // What the load reads reaches the consumer as a communication of its own.
   Communication read;
-  read.id = CommId(static_cast<uint32_t>(kernel_.comms_.size()));
+  read.id = CommId(static_cast<uint32_t>(data().comms.size()));
   read.kind = Communication::Kind::kTemporaryRead;
   read.producer = load.id;
   read.consumer = consumer_id;
   read.operand = operand;
   read.loop_pairs = copies;
-  read.added = false;
+  read.added_by = comm_id;
   for (const auto& [src_loop, dst_loop] : copies) {
     const std::vector<DimId> src_dims = kernel_.loop(src_loop).dims();
     const std::vector<DimId> dst_dims = kernel_.loop(dst_loop).dims();
     for (size_t i = 0; i < src_dims.size(); ++i) {
-      DimMapping mapping{DimMappingId(static_cast<uint32_t>(kernel_.mappings_.size())), src_dims[i],
+      DimMapping mapping{DimMappingId(static_cast<uint32_t>(data().mappings.size())), src_dims[i],
                          dst_dims[i], read.id};
-      mapping.added = false;
+      mapping.added_by = comm_id;
       read.mappings.push_back(mapping.id);
-      kernel_.mappings_.push_back(mapping);
+      data().mappings.push_back(mapping);
     }
   }
 
-  Communication& lowered = kernel_.comms_[comm_id.value];
+  Communication& lowered = data().comms[comm_id.value];
   lowered.temp = temp.id;
   lowered.store = store.id;
   lowered.load = load.id;
   lowered.read = read.id;
-  kernel_.comms_.push_back(std::move(read));
-  kernel_.mems_.push_back(std::move(temp));
-  kernel_.insts_.push_back(std::move(store));
-  kernel_.insts_.push_back(std::move(load));
+  const InstId producer_id = lowered.producer;
+  const InstId store_id = store.id;
+  const std::size_t store_loops = store.loops.size();
+  const auto [outermost_copy, outermost_copied] = read.loop_pairs.front();
+  data().comms.push_back(std::move(read));
+  data().mems.push_back(std::move(temp));
+  data().insts.push_back(std::move(store));
+  data().insts.push_back(std::move(load));
+
+  // In the default program already, present once lowered: the store right after the producer,
+  // or after the first producer loop it left out (a reduction loop: the stored value is the
+  // final one); the load's loops right before the consumer's loops they copy.
+  const Instruction& producer_inst = kernel_.inst(producer_id);
+  ProgramNode anchor{std::nullopt, producer_inst.id};
+  if (store_loops < producer_inst.loops.size()) {
+    anchor = ProgramNode{producer_inst.loops[store_loops], std::nullopt};
+  }
+  insert_next_to(anchor, ProgramNode{std::nullopt, store_id}, /*after=*/true);
+  insert_next_to(ProgramNode{outermost_copied, std::nullopt},
+                 ProgramNode{outermost_copy, std::nullopt}, /*after=*/false);
+}
+
+void Builder::insert_next_to(const ProgramNode& anchor, ProgramNode node, bool after) {
+  std::optional<LoopId> parent;
+  if (anchor.loop) {
+    parent = kernel_.loop(*anchor.loop).parent;
+  } else if (!kernel_.inst(*anchor.inst).loops.empty()) {
+    parent = kernel_.inst(*anchor.inst).loops.back();
+  }
+  std::vector<ProgramNode>& body = parent ? data().loop_bodies[parent->value] : data().body;
+  auto it = std::find_if(body.begin(), body.end(), [&](const ProgramNode& n) {
+    return n.loop == anchor.loop && n.inst == anchor.inst;
+  });
+  SCULPT_CHECK(it != body.end()) << "anchor missing from the default program";
+  body.insert(after ? it + 1 : it, std::move(node));
 }
 
 Kernel Builder::finish() && {
   SCULPT_CHECK(open_.empty()) << "finish() with " << open_.size() << " loops still open";
   // By index: pre-allocation appends communications (the reads of temporaries).
-  const size_t comms = kernel_.comms_.size();
+  const size_t comms = data().comms.size();
   for (size_t c = 0; c < comms; ++c) {
-    if (kernel_.comms_[c].kind == Communication::Kind::kValue)
-      preallocate_lowering(kernel_.comms_[c]);
+    if (data().comms[c].kind == Communication::Kind::kValue) preallocate_lowering(data().comms[c]);
   }
+  kernel_.lowered_.assign(data().comms.size(), false);
   kernel_.number_statements();
   return std::move(kernel_);
 }

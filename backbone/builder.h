@@ -128,6 +128,10 @@ class Builder {
   LoopId new_loop(LogicalDimId logical, std::optional<LoopId> parent);
   std::vector<ProgramNode>& current_body();
   void preallocate_lowering(Communication& comm);
+  // Places `node` next to `anchor` (a loop or an instruction) in the default program.
+  void insert_next_to(const ProgramNode& anchor, ProgramNode node, bool after);
+  // What the kernel's copies will share, which only the builder writes.
+  Kernel::Data& data() { return *kernel_.data_; }
 
   Kernel kernel_;
   std::vector<LoopId> open_;

@@ -136,7 +136,6 @@ class Analysis {
         continue;
       }
       const Instruction& inst = kernel_.inst(*node.inst);
-      if (!inst.added) continue;
       while (here.size() < 2 * depth_ + 1) here.push_back("0");
       schedule_.push_back(tuple(inst) + " -> [" + join(here, ", ") + "]");
     }
@@ -191,8 +190,10 @@ class Analysis {
                                               join(index, ", ") + "]");
     }
     for (const Operand& operand : inst.operands) {
-      if (operand.kind == Operand::Kind::kValue)
-        add_value_read(inst, operand.inst, operand.comm, "");
+      if (operand.kind == Operand::Kind::kValue) {
+        const Kernel::Source source = kernel_.source(operand);
+        add_value_read(inst, source.inst, source.comm, "");
+      }
       if (operand.kind != Operand::Kind::kReduction) continue;
       // The init at the first reduced iteration, the accumulator at the others.
       std::vector<std::string> first;

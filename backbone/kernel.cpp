@@ -95,82 +95,118 @@ const T& checked_at(const std::vector<T>& objects, IdT id, const char* what) {
 }
 }  // namespace
 
-const Instruction& Kernel::inst(InstId id) const { return checked_at(insts_, id, "instruction"); }
-const Dimension& Kernel::dim(DimId id) const { return checked_at(dims_, id, "dimension"); }
-const Loop& Kernel::loop(LoopId id) const { return checked_at(loops_, id, "loop"); }
-const LogicalDim& Kernel::logical_dim(LogicalDimId id) const {
-  return checked_at(logicals_, id, "logical dimension");
+const Instruction& Kernel::inst(InstId id) const {
+  return checked_at(data_->insts, id, "instruction");
 }
-const MemRegion& Kernel::mem(MemId id) const { return checked_at(mems_, id, "memory region"); }
-const Parameter& Kernel::param(ParamId id) const { return checked_at(params_, id, "parameter"); }
+const Dimension& Kernel::dim(DimId id) const { return checked_at(data_->dims, id, "dimension"); }
+const Loop& Kernel::loop(LoopId id) const { return checked_at(data_->loops, id, "loop"); }
+const LogicalDim& Kernel::logical_dim(LogicalDimId id) const {
+  return checked_at(data_->logicals, id, "logical dimension");
+}
+const MemRegion& Kernel::mem(MemId id) const {
+  return checked_at(data_->mems, id, "memory region");
+}
+const Parameter& Kernel::param(ParamId id) const {
+  return checked_at(data_->params, id, "parameter");
+}
 const DimMapping& Kernel::mapping(DimMappingId id) const {
-  return checked_at(mappings_, id, "dim mapping");
+  return checked_at(data_->mappings, id, "dim mapping");
 }
 const Communication& Kernel::comm(CommId id) const {
-  return checked_at(comms_, id, "communication");
+  return checked_at(data_->comms, id, "communication");
+}
+
+Kernel::Kernel(std::string name) : data_(std::make_shared<Data>()) {
+  data_->name = std::move(name);
+}
+
+Kernel::Source Kernel::source(const Operand& operand) const {
+  if (operand.kind == Operand::Kind::kValue && operand.comm.valid() && lowered(operand.comm)) {
+    const Communication& lowered_comm = comm(operand.comm);
+    return {lowered_comm.load, lowered_comm.read};
+  }
+  return {operand.inst, operand.comm};
+}
+
+std::vector<ProgramNode> Kernel::present(const std::vector<ProgramNode>& nodes) const {
+  std::vector<ProgramNode> out;
+  out.reserve(nodes.size());
+  for (const ProgramNode& node : nodes) {
+    // A loop is present with its dimensions: the copies a load iterates on come with it.
+    if (node.loop ? added(dim(loop(*node.loop).dynamic_dim)) : added(inst(*node.inst))) {
+      out.push_back(node);
+    }
+  }
+  return out;
+}
+
+std::vector<ProgramNode> Kernel::body() const { return present(data_->body); }
+
+std::vector<ProgramNode> Kernel::body(LoopId loop) const {
+  return present(data_->loop_bodies.at(loop.value));
 }
 
 void Kernel::statement_out_of_range(StmtId id) const {
-  support::CheckFailure("id.value < stmt_position_.size()", __FILE__, __LINE__)
-      << "statement id " << id.value << " out of range (" << stmt_position_.size() << ")";
+  support::CheckFailure("id.value < data_->stmt_position.size()", __FILE__, __LINE__)
+      << "statement id " << id.value << " out of range (" << data_->stmt_position.size() << ")";
 }
 
 void Kernel::number_statements() {
-  stmt_of_inst_.assign(insts_.size(), StmtId());
-  stmt_of_dim_.assign(dims_.size(), StmtId());
-  stmt_position_.clear();
-  auto next_id = [&] { return StmtId(static_cast<uint32_t>(stmt_position_.size())); };
+  data_->stmt_of_inst.assign(data_->insts.size(), StmtId());
+  data_->stmt_of_dim.assign(data_->dims.size(), StmtId());
+  data_->stmt_position.clear();
+  auto next_id = [&] { return StmtId(static_cast<uint32_t>(data_->stmt_position.size())); };
   for (const bool present : {true, false}) {
-    for (Instruction& inst : insts_) {
-      if (inst.added != present) continue;
-      inst.stmt_id_ = stmt_of_inst_[inst.id.value] = next_id();
-      stmt_position_.push_back(inst.id.value);
+    for (Instruction& inst : data_->insts) {
+      if (inst.added_by.valid() == present) continue;
+      inst.stmt_id_ = data_->stmt_of_inst[inst.id.value] = next_id();
+      data_->stmt_position.push_back(inst.id.value);
     }
-    for (Dimension& dim : dims_) {
-      if (dim.added != present) continue;
-      dim.stmt_id_ = stmt_of_dim_[dim.id.value] = next_id();
-      stmt_position_.push_back(inst_capacity() + dim.id.value);
+    for (Dimension& dim : data_->dims) {
+      if (dim.added_by.valid() == present) continue;
+      dim.stmt_id_ = data_->stmt_of_dim[dim.id.value] = next_id();
+      data_->stmt_position.push_back(inst_capacity() + dim.id.value);
     }
   }
 }
 
 std::vector<const Instruction*> Kernel::instructions() const {
   std::vector<const Instruction*> out;
-  for (const Instruction& inst : insts_) {
-    if (inst.added) out.push_back(&inst);
+  for (const Instruction& inst : data_->insts) {
+    if (added(inst)) out.push_back(&inst);
   }
   return out;
 }
 
 std::vector<const Instruction*> Kernel::mem_instructions() const {
   std::vector<const Instruction*> out;
-  for (const Instruction& inst : insts_) {
-    if (inst.added && inst.is_mem()) out.push_back(&inst);
+  for (const Instruction& inst : data_->insts) {
+    if (added(inst) && inst.is_mem()) out.push_back(&inst);
   }
   return out;
 }
 
 std::vector<const Dimension*> Kernel::dimensions() const {
   std::vector<const Dimension*> out;
-  for (const Dimension& dim : dims_) {
-    if (dim.added) out.push_back(&dim);
+  for (const Dimension& dim : data_->dims) {
+    if (added(dim)) out.push_back(&dim);
   }
   return out;
 }
 
 std::vector<const Dimension*> Kernel::static_dims() const {
   std::vector<const Dimension*> out;
-  for (const Dimension& dim : dims_) {
-    if (dim.added && dim.is_static()) out.push_back(&dim);
+  for (const Dimension& dim : data_->dims) {
+    if (added(dim) && dim.is_static()) out.push_back(&dim);
   }
   return out;
 }
 
 std::vector<const Statement*> Kernel::statements() const {
   std::vector<const Statement*> out;
-  for (std::uint32_t s = 0; s < stmt_position_.size(); ++s) {
+  for (std::uint32_t s = 0; s < data_->stmt_position.size(); ++s) {
     const Statement& stmt = statement(StmtId(s));
-    if (stmt.as_inst() ? stmt.as_inst()->added : stmt.as_dim()->added) out.push_back(&stmt);
+    if (stmt.as_inst() ? added(*stmt.as_inst()) : added(*stmt.as_dim())) out.push_back(&stmt);
   }
   return out;
 }
@@ -190,40 +226,40 @@ std::vector<StmtId> stmt_ids_where(const std::vector<Object>& objects, Keep keep
 }  // namespace
 
 std::vector<StmtId> Kernel::inst_stmt_ids() const {
-  return stmt_ids_where(insts_, [](const Instruction&) { return true; });
+  return stmt_ids_where(data_->insts, [](const Instruction&) { return true; });
 }
 
 std::vector<StmtId> Kernel::mem_inst_stmt_ids() const {
-  return stmt_ids_where(insts_, [](const Instruction& inst) { return inst.is_mem(); });
+  return stmt_ids_where(data_->insts, [](const Instruction& inst) { return inst.is_mem(); });
 }
 
 std::vector<StmtId> Kernel::dim_stmt_ids() const {
-  return stmt_ids_where(dims_, [](const Dimension&) { return true; });
+  return stmt_ids_where(data_->dims, [](const Dimension&) { return true; });
 }
 
 std::vector<StmtId> Kernel::static_dim_stmt_ids() const {
-  return stmt_ids_where(dims_, [](const Dimension& dim) { return dim.is_static(); });
+  return stmt_ids_where(data_->dims, [](const Dimension& dim) { return dim.is_static(); });
 }
 
 std::vector<const MemRegion*> Kernel::mem_regions() const {
   std::vector<const MemRegion*> out;
-  for (const MemRegion& mem : mems_) {
-    if (mem.added) out.push_back(&mem);
+  for (const MemRegion& mem : data_->mems) {
+    if (added(mem)) out.push_back(&mem);
   }
   return out;
 }
 
 std::vector<const DimMapping*> Kernel::dim_mappings() const {
   std::vector<const DimMapping*> out;
-  for (const DimMapping& mapping : mappings_) {
-    if (mapping.added) out.push_back(&mapping);
+  for (const DimMapping& mapping : data_->mappings) {
+    if (added(mapping)) out.push_back(&mapping);
   }
   return out;
 }
 
 std::vector<const LogicalDim*> Kernel::logical_dims() const {
   std::vector<const LogicalDim*> out;
-  for (const LogicalDim& logical : logicals_) out.push_back(&logical);
+  for (const LogicalDim& logical : data_->logicals) out.push_back(&logical);
   return out;
 }
 
@@ -231,7 +267,7 @@ std::vector<const Dimension*> Kernel::tile_dims(LogicalDimId logical) const {
   std::vector<const Dimension*> out;
   for (LoopId loop_id : logical_dim(logical).loops) {
     for (DimId dim : loop(loop_id).tile_dims) {
-      if (dims_[dim.value].added) out.push_back(&dims_[dim.value]);
+      if (added(data_->dims[dim.value])) out.push_back(&data_->dims[dim.value]);
     }
   }
   return out;
@@ -342,7 +378,7 @@ DimId Kernel::load_dim(CommId comm_id, DimId consumer_dim) const {
 }
 
 std::optional<int64_t> Kernel::size_value(std::string_view name) const {
-  for (const Parameter& param : params_) {
+  for (const Parameter& param : data_->params) {
     if (param.kind == Parameter::Kind::kSize && param.name == name) return param.size_value;
   }
   return std::nullopt;
@@ -376,14 +412,14 @@ std::string operand_to_string(const Kernel& kernel, const Operand& operand) {
       out << "idx(" << affine_to_string(kernel, operand.index) << ")";
       break;
     case Operand::Kind::kValue:
-      out << kernel.inst(operand.inst).name;
+      out << kernel.inst(kernel.source(operand).inst).name;
       break;
     case Operand::Kind::kReduction:
       out << "reduce(init " << kernel.inst(operand.inst).name << ")";
   }
-  if (operand.comm.valid()) {
+  if (const CommId comm_id = kernel.source(operand).comm; comm_id.valid()) {
     out << "[";
-    const Communication& comm = kernel.comm(operand.comm);
+    const Communication& comm = kernel.comm(comm_id);
     for (size_t i = 0; i < comm.loop_pairs.size(); ++i) {
       out << (i ? ", " : "") << "L" << comm.loop_pairs[i].first.value << "->L"
           << comm.loop_pairs[i].second.value;
@@ -423,16 +459,16 @@ void print_body(const Kernel& kernel, const std::vector<ProgramNode>& body, int 
 
 std::string Kernel::to_string() const {
   std::ostringstream out;
-  out << "kernel " << name_ << "(";
-  for (size_t i = 0; i < params_.size(); ++i) {
-    const Parameter& param = params_[i];
+  out << "kernel " << data_->name << "(";
+  for (size_t i = 0; i < data_->params.size(); ++i) {
+    const Parameter& param = data_->params[i];
     out << (i ? ", " : "") << param.name;
     if (param.kind == Parameter::Kind::kSize) out << "=" << param.size_value;
     if (param.kind == Parameter::Kind::kArray) out << "[]";
     out << ":" << elem_type_name(param.type);
   }
   out << ")\n";
-  print_body(*this, body_, 1, out);
+  print_body(*this, body(), 1, out);
   return out.str();
 }
 

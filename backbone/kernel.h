@@ -2,8 +2,9 @@
 // The semantic backbone of one kernel for one problem size: its signature, logical dimensions
 // strip-mined into tile dimensions, the default loop nests, instructions with their operands and
 // affine memory accesses, point-to-point communications between nests, and the objects that
-// lowerings may add later (pre-allocated, marked not yet added). Built by `Builder`
-// (builder.h), changed only by the lowerings of lowering.h.
+// lowerings may add later (pre-allocated, each naming the communication whose lowering adds
+// it). Built by `Builder` (builder.h); after that, the lowerings (lowering.cpp) change only which
+// communications are lowered, so copies share everything else.
 //
 // Layout of the default program: a tree of loops and instructions in program order. A `Loop` is
 // one opening of a `LogicalDim` (the paper's "dimension of the original code"); it iterates the
@@ -12,6 +13,7 @@
 // is dyn * (t1 * ... * tn) + i1 * (t2 * ... * tn) + ... + in.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -107,7 +109,9 @@ class Dimension : public Statement {
   /// Candidate sizes of a static dimension (the `size` choice's universe); empty if dynamic.
   std::vector<int64_t> possible_sizes;
   std::string name;
-  bool added = true;  // false while the loop of a temporary's load awaits its lowering
+  /// The communication whose lowering adds it (the loops of a temporary's load); none for the
+  /// dimensions of the default nests.
+  CommId added_by;
 };
 
 struct Loop {
@@ -138,7 +142,9 @@ struct Operand {
   double constant = 0;
   ParamId param;
   AffineExpr index;
-  InstId inst;  // kValue: the producer; kReduction: the init instruction
+  // kValue: the producer; kReduction: the init instruction. Once `comm` is lowered, the value
+  // comes from its temporary's load instead: see Kernel::source.
+  InstId inst;
   CommId comm;  // kValue, kReduction: the communication when the nests differ
   std::vector<LoopId> reduction_loops;  // kReduction: loops of this instruction reduced over
 };
@@ -153,7 +159,7 @@ class Instruction : public Statement {
   std::vector<Operand> operands;
   std::vector<LoopId> loops;     // enclosing loops of the default nests, outer to inner
   std::optional<Access> access;  // loads and stores
-  bool added = true;             // false while a pre-allocated object awaits its lowering
+  CommId added_by;               // the communication whose lowering adds it, if any
 
   bool is_mem() const { return op == Operator::kLoad || op == Operator::kStore; }
   bool has_value() const { return op != Operator::kStore; }
@@ -183,7 +189,7 @@ struct MemRegion {
   // give every pair of mapped dims its own slots (always correct: what the interpreter runs);
   // `Kernel::temp_layout` compacts the array once the candidate knows which pairs need them.
   std::vector<DimMappingId> layout_mappings;
-  bool added = true;
+  CommId added_by;  // temporaries: the communication whose lowering adds it
 
   /// Elements to allocate: one past the largest index reachable through the strides.
   int64_t num_elements() const;
@@ -198,7 +204,7 @@ struct DimMapping {
   DimId src;
   DimId dst;
   CommId comm;
-  bool added = true;
+  CommId added_by;  // the communication whose lowering adds it, if any
 };
 
 /// A value flowing from a producer's nest to a consumer's nest. Value communications can be
@@ -225,8 +231,7 @@ struct Communication {
   InstId store;
   InstId load;
   CommId read;
-  bool lowered = false;
-  bool added = true;
+  CommId added_by;  // reads of temporaries: the communication whose lowering adds it
   /// Only value communications can go through memory: a reduction's init stays in registers,
   /// and what a temporary's load reads goes no further through memory.
   bool lowerable() const { return kind == Kind::kValue; }
@@ -251,19 +256,19 @@ struct NewObjects {
 
 class Kernel {
  public:
-  explicit Kernel(std::string name) : name_(std::move(name)) {}
+  explicit Kernel(std::string name);
 
-  const std::string& name() const { return name_; }
+  const std::string& name() const { return data_->name; }
 
   // Capacities of the dense id spaces, objects lowerings may add included.
-  uint32_t inst_capacity() const { return static_cast<uint32_t>(insts_.size()); }
-  uint32_t dim_capacity() const { return static_cast<uint32_t>(dims_.size()); }
+  uint32_t inst_capacity() const { return static_cast<uint32_t>(data_->insts.size()); }
+  uint32_t dim_capacity() const { return static_cast<uint32_t>(data_->dims.size()); }
   uint32_t stmt_capacity() const { return inst_capacity() + dim_capacity(); }
-  uint32_t mem_capacity() const { return static_cast<uint32_t>(mems_.size()); }
-  uint32_t logical_dim_capacity() const { return static_cast<uint32_t>(logicals_.size()); }
-  uint32_t loop_capacity() const { return static_cast<uint32_t>(loops_.size()); }
-  uint32_t mapping_capacity() const { return static_cast<uint32_t>(mappings_.size()); }
-  uint32_t comm_capacity() const { return static_cast<uint32_t>(comms_.size()); }
+  uint32_t mem_capacity() const { return static_cast<uint32_t>(data_->mems.size()); }
+  uint32_t logical_dim_capacity() const { return static_cast<uint32_t>(data_->logicals.size()); }
+  uint32_t loop_capacity() const { return static_cast<uint32_t>(data_->loops.size()); }
+  uint32_t mapping_capacity() const { return static_cast<uint32_t>(data_->mappings.size()); }
+  uint32_t comm_capacity() const { return static_cast<uint32_t>(data_->comms.size()); }
 
   const Instruction& inst(InstId id) const;
   const Dimension& dim(DimId id) const;
@@ -274,13 +279,30 @@ class Kernel {
   const DimMapping& mapping(DimMappingId id) const;
   const Communication& comm(CommId id) const;
   const Statement& statement(StmtId id) const {
-    if (id.value >= stmt_position_.size()) statement_out_of_range(id);
-    const std::uint32_t position = stmt_position_[id.value];
-    if (position < inst_capacity()) return insts_[position];
-    return dims_[position - inst_capacity()];
+    if (id.value >= data_->stmt_position.size()) statement_out_of_range(id);
+    const std::uint32_t position = data_->stmt_position[id.value];
+    if (position < inst_capacity()) return data_->insts[position];
+    return data_->dims[position - inst_capacity()];
   }
-  StmtId stmt_id(InstId id) const { return stmt_of_inst_.at(id.value); }
-  StmtId stmt_id(DimId id) const { return stmt_of_dim_.at(id.value); }
+  StmtId stmt_id(InstId id) const { return data_->stmt_of_inst.at(id.value); }
+  StmtId stmt_id(DimId id) const { return data_->stmt_of_dim.at(id.value); }
+
+  /// Whether the object is present: part of the default program, or added by a lowering.
+  template <typename Object>
+  bool added(const Object& object) const {
+    return !object.added_by.valid() || lowered(object.added_by);
+  }
+  /// Whether a value communication goes through its temporary.
+  bool lowered(CommId id) const { return lowered_.at(id.value); }
+
+  /// Where the value an operand reads comes from (kValue and kReduction operands): its producer
+  /// and communication, or, once that communication is lowered, its temporary's load and the
+  /// communication from the load.
+  struct Source {
+    InstId inst;
+    CommId comm;
+  };
+  Source source(const Operand& operand) const;
 
   // Objects present now (added ones), in id order: what the space's set iterators list.
   std::vector<const Instruction*> instructions() const;
@@ -297,9 +319,10 @@ class Kernel {
   std::vector<const MemRegion*> mem_regions() const;
   std::vector<const DimMapping*> dim_mappings() const;
   std::vector<const LogicalDim*> logical_dims() const;
-  const std::vector<Loop>& loops() const { return loops_; }
-  const std::vector<Parameter>& params() const { return params_; }
-  const std::vector<Communication>& comms() const { return comms_; }
+  const std::vector<Loop>& loops() const { return data_->loops; }
+  const std::vector<Parameter>& params() const { return data_->params; }
+  /// Every communication, those lowerings add included.
+  const std::vector<Communication>& comms() const { return data_->comms; }
   /// Static dims of every loop of `logical` (the space's TileDims($logical)).
   std::vector<const Dimension*> tile_dims(LogicalDimId logical) const;
   /// All dimensions of the loops an instruction sits in, outer to inner.
@@ -339,11 +362,12 @@ class Kernel {
   /// itself when both sit in it, else its partner in `comm`.
   std::vector<LoopId> value_index_loops(InstId producer, InstId reader, CommId comm) const;
 
-  /// The default program: top-level nodes, and the body of each loop, in program order.
-  const std::vector<ProgramNode>& body() const { return body_; }
-  const std::vector<ProgramNode>& body(LoopId loop) const { return loop_bodies_[loop.value]; }
+  /// The default program: top-level nodes, and the body of each loop, in program order (the
+  /// objects present only).
+  std::vector<ProgramNode> body() const;
+  std::vector<ProgramNode> body(LoopId loop) const;
 
-  // Lowerings (lowering.cpp): they only add objects and properties, never remove any.
+  // Lowerings (lowering.cpp): they only add objects, never remove any.
   /// Lowers the value communication of `mapping` into its pre-allocated temporary array: a
   /// store of the producer's value in the producer's loops, a load in loops of its own copying
   /// the consumer's, and the consumer reads the load through the communication `read`.
@@ -361,29 +385,39 @@ class Kernel {
 
  private:
   friend class Builder;
-  // Places `node` next to `anchor` (a loop or an instruction) in the default program.
-  void insert_next_to(const ProgramNode& anchor, ProgramNode node, bool after);
+  // What lowerings never change: every object, pre-allocated ones included, and the default
+  // program with the nodes of every lowering in place. Built by `Builder` (its only writer,
+  // before the kernel is first copied) and shared by the copies, so that a candidate that lowers
+  // copies a pointer and a few bits rather than the kernel.
+  struct Data {
+    std::string name;
+    std::vector<Parameter> params;
+    std::vector<LogicalDim> logicals;
+    std::vector<Loop> loops;
+    std::vector<Dimension> dims;
+    std::vector<Instruction> insts;
+    std::vector<MemRegion> mems;
+    std::vector<DimMapping> mappings;
+    std::vector<Communication> comms;
+    std::vector<ProgramNode> body;
+    std::vector<std::vector<ProgramNode>> loop_bodies;
+    std::vector<StmtId> stmt_of_inst;
+    std::vector<StmtId> stmt_of_dim;
+    // By statement id: the instruction's id, or inst_capacity() + the dimension's id.
+    std::vector<std::uint32_t> stmt_position;
+  };
+
   // Numbers the statements: those present at creation first (instructions, then dimensions),
   // then the pre-allocated ones, so that a decision vector with room for the present
   // statements only has no gaps among them.
   void number_statements();
   [[noreturn]] void statement_out_of_range(StmtId id) const;
+  // The nodes of `nodes` whose objects are present.
+  std::vector<ProgramNode> present(const std::vector<ProgramNode>& nodes) const;
 
-  std::string name_;
-  std::vector<Parameter> params_;
-  std::vector<LogicalDim> logicals_;
-  std::vector<Loop> loops_;
-  std::vector<Dimension> dims_;
-  std::vector<Instruction> insts_;
-  std::vector<MemRegion> mems_;
-  std::vector<DimMapping> mappings_;
-  std::vector<Communication> comms_;
-  std::vector<ProgramNode> body_;
-  std::vector<std::vector<ProgramNode>> loop_bodies_;
-  std::vector<StmtId> stmt_of_inst_;
-  std::vector<StmtId> stmt_of_dim_;
-  // By statement id: the instruction's id, or inst_capacity() + the dimension's id.
-  std::vector<std::uint32_t> stmt_position_;
+  std::shared_ptr<Data> data_;
+  // By communication id: lowered or not, the only state a lowering changes.
+  std::vector<bool> lowered_;
 };
 
 }  // namespace sculpt::backbone

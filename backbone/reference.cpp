@@ -54,9 +54,10 @@ class Interpreter {
       }
       const LoopId loop = *node.loop;
       const int64_t size = kernel_.logical_dim(kernel_.loop(loop).logical).size;
+      const std::vector<ProgramNode> inner = kernel_.body(loop);
       for (int64_t i = 0; i < size; ++i) {
         index_[loop.value] = i;
-        run(kernel_.body(loop));
+        run(inner);
       }
     }
   }
@@ -107,8 +108,10 @@ class Interpreter {
       }
       case Operand::Kind::kIndex:
         return static_cast<double>(affine(inst, op.index));
-      case Operand::Kind::kValue:
-        return value_at(read_of(op.inst, inst, op.comm));
+      case Operand::Kind::kValue: {
+        const Kernel::Source source = kernel_.source(op);
+        return value_at(read_of(source.inst, inst, source.comm));
+      }
       case Operand::Kind::kReduction: {
         const bool first = std::all_of(op.reduction_loops.begin(), op.reduction_loops.end(),
                                        [&](LoopId loop) { return index_[loop.value] == 0; });

@@ -118,7 +118,7 @@ enum class DecisionKind {
   /// One adds objects: the candidate gets a lowered copy of the kernel.
   lowering,
   /// A trigger fired whose lowering had nothing left to do (a dim mapping of a communication
-  /// already lowered through another): the candidate still copies the kernel before it runs.
+  /// already lowered through another): the candidate only takes its own copy of the backbone.
   copy_only,
   /// No trigger fired.
   other,

@@ -30,7 +30,8 @@ void find_paths(std::vector<Node>& body, std::vector<Step>& path,
 }
 
 /// Inserts the barriers, merging those that end up next to each other.
-void insert(std::vector<Node>& body, const std::map<std::vector<Node>*, std::set<std::size_t>>& at) {
+void insert(std::vector<Node>& body,
+            const std::map<std::vector<Node>*, std::set<std::size_t>>& at) {
   for (Node& node : body) {
     if (node.kind == Node::Kind::kLoop) insert(node.body, at);
   }
@@ -39,7 +40,8 @@ void insert(std::vector<Node>& body, const std::map<std::vector<Node>*, std::set
   std::vector<Node> with;
   for (std::size_t i = 0; i < body.size(); ++i) {
     const bool after_barrier = !with.empty() && with.back().kind == Node::Kind::kBarrier;
-    if (found->second.count(i) && !after_barrier) with.push_back(Node{Node::Kind::kBarrier, -1, -1, {}});
+    if (found->second.count(i) && !after_barrier)
+      with.push_back(Node{Node::Kind::kBarrier, -1, -1, {}});
     with.push_back(std::move(body[i]));
   }
   body = std::move(with);
@@ -54,7 +56,7 @@ void place_barriers(Lowering& l) {
   find_paths(l.out.body, path, paths);
   std::map<std::vector<Node>*, std::set<std::size_t>> at;
   for (const backbone::Communication& comm : l.kernel.comms()) {
-    if (!comm.lowered) continue;
+    if (!l.kernel.lowered(comm.id)) continue;
     const std::vector<Step>& store = paths[l.inst_index[comm.store.value]];
     const std::vector<Step>& load = paths[l.inst_index[comm.load.value]];
     std::size_t k = 0;
@@ -66,8 +68,8 @@ void place_barriers(Lowering& l) {
     bool reused = false;
     for (std::size_t j = 0; j < k; ++j) {
       const LoopDim& loop = l.out.dims[(*store[j].body)[store[j].index].dim];
-      reused = reused || ((loop.kind == LoopKind::kLoop || loop.kind == LoopKind::kUnroll) &&
-                          loop.size > 1);
+      reused = reused ||
+               ((loop.kind == LoopKind::kLoop || loop.kind == LoopKind::kUnroll) && loop.size > 1);
     }
     if (reused) at[store[k].body].insert(store[k].index);
   }

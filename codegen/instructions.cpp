@@ -77,12 +77,13 @@ void lower_instructions(Lowering& l) {
           lowered.index = l.logical_index(inst->id, op.index);
           break;
         case backbone::Operand::Kind::kValue: {
+          const backbone::Kernel::Source source = kernel.source(op);
           lowered.kind = Operand::Kind::kRegister;
-          SCULPT_CHECK(!l.is_init[op.inst.value])
+          SCULPT_CHECK(!l.is_init[source.inst.value])
               << inst->name << " reads the initial value of a reduction";
-          lowered.reg.array = l.array_of[op.inst.value];
-          for (DimId dim : l.array_dims_of[op.inst.value]) {
-            lowered.reg.index_dims.push_back(l.reader_dim(dim, inst->id, op.comm));
+          lowered.reg.array = l.array_of[source.inst.value];
+          for (DimId dim : l.array_dims_of[source.inst.value]) {
+            lowered.reg.index_dims.push_back(l.reader_dim(dim, inst->id, source.comm));
           }
           break;
         }
@@ -114,7 +115,8 @@ void lower_instructions(Lowering& l) {
       });
       if (!is_own) continue;
       depends[loop.level] = true;
-      if (loop.size < l.out.block_size[loop.level]) out.predicates.push_back({loop.level, loop.size});
+      if (loop.size < l.out.block_size[loop.level])
+        out.predicates.push_back({loop.level, loop.size});
     }
     if (inst->op == backbone::Operator::kStore) {
       for (int level = 0; level < 3; ++level) {

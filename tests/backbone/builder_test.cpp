@@ -90,7 +90,7 @@ TEST(Builder, CommunicationsMapDimsOfTheSameLevel) {
   int reads = 0;
   for (const Communication& comm : kernel.comms()) {
     inits += comm.kind == Communication::Kind::kReductionInit;
-    reads += comm.kind == Communication::Kind::kTemporaryRead && !comm.added;
+    reads += comm.kind == Communication::Kind::kTemporaryRead && !kernel.added(comm);
   }
   EXPECT_EQ(inits, 1);
   EXPECT_EQ(reads, 3);
@@ -120,7 +120,7 @@ TEST(Builder, PreallocatesLoweringObjects) {
   const uint32_t present = static_cast<uint32_t>(kernel.statements().size());
   for (const Statement* s : kernel.statements()) EXPECT_LT(s->stmt_id().value, present);
   const Instruction& preallocated = kernel.inst(InstId(5));
-  EXPECT_FALSE(preallocated.added);
+  EXPECT_FALSE(kernel.added(preallocated));
   EXPECT_EQ(preallocated.stmt_id().value, present);
   EXPECT_EQ(kernel.statement(StmtId(present)).as_inst(), &preallocated);
 }

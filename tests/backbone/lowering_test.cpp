@@ -24,11 +24,11 @@ TEST(Lowering, CommunicationAddsItsTemporaryStoreAndLoad) {
   EXPECT_EQ(added.instructions, (std::vector<InstId>{a_to_fma.store, a_to_fma.load}));
   EXPECT_EQ(added.mem_regions, std::vector<MemId>{a_to_fma.temp});
   EXPECT_EQ(added.lowered_comms, std::vector<CommId>{a_to_fma.id});
-  EXPECT_TRUE(a_to_fma.lowered);
+  EXPECT_TRUE(kernel.lowered(a_to_fma.id));
 
   const Instruction& store = kernel.inst(a_to_fma.store);
   const Instruction& load = kernel.inst(a_to_fma.load);
-  EXPECT_TRUE(store.added);
+  EXPECT_TRUE(kernel.added(store));
   EXPECT_EQ(store.loops, kernel.inst(a_to_fma.producer).loops);  // producer's dims
   // Copies of the consumer's loops that index A (m and k, not n), added with their dims.
   const std::vector<LoopId>& fma_loops = kernel.inst(fma).loops;
@@ -37,10 +37,10 @@ TEST(Lowering, CommunicationAddsItsTemporaryStoreAndLoad) {
   EXPECT_EQ(kernel.loop(load.loops[1]).logical, kernel.loop(fma_loops[2]).logical);
   EXPECT_NE(load.loops[0], fma_loops[0]);
   for (LoopId loop : load.loops) {
-    for (DimId dim : kernel.loop(loop).dims()) EXPECT_TRUE(kernel.dim(dim).added);
+    for (DimId dim : kernel.loop(loop).dims()) EXPECT_TRUE(kernel.added(kernel.dim(dim)));
   }
   const Communication& read = kernel.comm(a_to_fma.read);
-  EXPECT_TRUE(read.added);
+  EXPECT_TRUE(kernel.added(read));
   EXPECT_EQ(read.kind, Communication::Kind::kTemporaryRead);
   EXPECT_FALSE(read.lowerable());
   EXPECT_EQ(read.producer, load.id);
@@ -50,8 +50,9 @@ TEST(Lowering, CommunicationAddsItsTemporaryStoreAndLoad) {
   EXPECT_EQ(temp.kind, MemRegion::Kind::kTemporary);
   EXPECT_EQ(temp.extents, (std::vector<int64_t>{16, 8}));  // m x k
   // The consumer now reads the load through the read communication.
-  EXPECT_EQ(kernel.inst(fma).operands[0].inst, load.id);
-  EXPECT_EQ(kernel.inst(fma).operands[0].comm, a_to_fma.read);
+  const Kernel::Source source = kernel.source(kernel.inst(fma).operands[0]);
+  EXPECT_EQ(source.inst, load.id);
+  EXPECT_EQ(source.comm, a_to_fma.read);
   // Program order: the store follows the producer, the load precedes the consumer.
   const std::vector<ProgramNode>& producer_body = kernel.body(store.loops.back());
   ASSERT_EQ(producer_body.size(), 2u);
@@ -208,11 +209,15 @@ TEST(Lowering, CopiesOfAKernelLowerIndependently) {
   Kernel copy = original;
   const Communication& comm = copy.comms()[0];
   copy.lower_communication(comm.mappings[0]);
-  EXPECT_TRUE(copy.comms()[0].lowered);
-  EXPECT_FALSE(original.comms()[0].lowered);
+  EXPECT_TRUE(copy.lowered(comm.id));
+  EXPECT_FALSE(original.lowered(comm.id));
   EXPECT_EQ(copy.instructions().size(), original.instructions().size() + 2);
-  // Statements of the copy point into the copy.
-  EXPECT_EQ(copy.statement(StmtId(0)).as_inst(), &copy.inst(InstId(0)));
+  EXPECT_EQ(copy.body().size(), original.body().size() + 1);  // the load's nest
+  EXPECT_EQ(original.source(original.inst(comm.consumer).operands[comm.operand]).inst,
+            comm.producer);
+  // They share their objects: a lowering changes which are present, not the objects.
+  EXPECT_EQ(&copy.inst(comm.load), &original.inst(comm.load));
+  EXPECT_EQ(copy.statement(StmtId(0)).as_inst(), &original.inst(InstId(0)));
 }
 
 }  // namespace

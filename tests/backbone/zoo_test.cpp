@@ -69,7 +69,8 @@ TEST_P(ZooKernel, BuildsAtDefaultSizesWithConsistentIds) {
   for (uint32_t s = 0; s < kernel.stmt_capacity(); ++s) {
     const Statement& stmt = kernel.statement(StmtId(s));
     EXPECT_EQ(stmt.stmt_id().value, s);
-    const bool added = stmt.as_inst() ? stmt.as_inst()->added : stmt.as_dim()->added;
+    const bool added =
+        stmt.as_inst() ? kernel.added(*stmt.as_inst()) : kernel.added(*stmt.as_dim());
     EXPECT_EQ(added, s < present) << s;
   }
   for (uint32_t i = 0; i < kernel.dim_capacity(); ++i) {
@@ -82,8 +83,8 @@ TEST_P(ZooKernel, BuildsAtDefaultSizesWithConsistentIds) {
   }
   for (const Communication& comm : kernel.comms()) {
     if (comm.kind != Communication::Kind::kValue) continue;
-    EXPECT_FALSE(kernel.inst(comm.store).added);
-    EXPECT_FALSE(kernel.mem(comm.temp).added);
+    EXPECT_FALSE(kernel.added(kernel.inst(comm.store)));
+    EXPECT_FALSE(kernel.added(kernel.mem(comm.temp)));
   }
 }
 
