@@ -156,6 +156,7 @@ void CandidateBase::add_universe(std::uint32_t choice, std::size_t index,
 }
 
 void CandidateBase::make_room_for_members() {
+  open_hint_.set(0);  // the new objects' instances may come first
   const Layout& from = *layout_;
   std::vector<std::uint32_t> stored = from.set_stored;
   bool grows = false;
@@ -342,7 +343,6 @@ Status CandidateBase::propagate() {
     std::vector<PendingTrigger> fired;
     fired.swap(pending_triggers_);
     for (const PendingTrigger& p : fired) run_trigger(p.trigger, p.ids.data());
-    open_hint_.set(0);  // the new objects' instances may come first
     if (instantiate_new_objects() == Status::Conflict) {
       clear_queue();
       return Status::Conflict;

@@ -206,7 +206,8 @@ class CandidateBase {
   /// Generated: quotient q's checks of element x, under every parameter tuple.
   virtual Status run_quotient_check(std::uint32_t quotient, ObjectId x) = 0;
   /// After new members are added: moves the block to a layout with room for their instances
-  /// (their domains full, dormant until posted) when the current one has none.
+  /// (their domains full, dormant until posted) when the current one has none, and has the
+  /// search for the first open instance start over.
   void make_room_for_members();
 
   /// The slot of an object of a set with `all_ids` (see Layout::slot).
