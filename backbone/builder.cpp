@@ -494,9 +494,8 @@ void Builder::preallocate_lowering(Communication& comm) {
     const std::vector<DimId> src_dims = kernel_.loop(src_loop).dims();
     const std::vector<DimId> dst_dims = kernel_.loop(dst_loop).dims();
     for (size_t i = 0; i < src_dims.size(); ++i) {
-      DimMapping mapping{DimMappingId(static_cast<uint32_t>(data().mappings.size())), src_dims[i],
-                         dst_dims[i], read.id};
-      mapping.added_by = comm_id;
+      const DimMapping mapping{DimMappingId(static_cast<uint32_t>(data().mappings.size())),
+                               src_dims[i], dst_dims[i], read.id, comm_id};
       read.mappings.push_back(mapping.id);
       data().mappings.push_back(mapping);
     }

@@ -111,7 +111,7 @@ class Dimension : public Statement {
   std::string name;
   /// The communication whose lowering adds it (the loops of a temporary's load); none for the
   /// dimensions of the default nests.
-  CommId added_by;
+  CommId added_by{};
 };
 
 struct Loop {
@@ -159,7 +159,7 @@ class Instruction : public Statement {
   std::vector<Operand> operands;
   std::vector<LoopId> loops;     // enclosing loops of the default nests, outer to inner
   std::optional<Access> access;  // loads and stores
-  CommId added_by;               // the communication whose lowering adds it, if any
+  CommId added_by{};             // the communication whose lowering adds it, if any
 
   bool is_mem() const { return op == Operator::kLoad || op == Operator::kStore; }
   bool has_value() const { return op != Operator::kStore; }
@@ -189,7 +189,7 @@ struct MemRegion {
   // give every pair of mapped dims its own slots (always correct: what the interpreter runs);
   // `Kernel::temp_layout` compacts the array once the candidate knows which pairs need them.
   std::vector<DimMappingId> layout_mappings;
-  CommId added_by;  // temporaries: the communication whose lowering adds it
+  CommId added_by{};  // temporaries: the communication whose lowering adds it
 
   /// Elements to allocate: one past the largest index reachable through the strides.
   int64_t num_elements() const;
@@ -204,7 +204,7 @@ struct DimMapping {
   DimId src;
   DimId dst;
   CommId comm;
-  CommId added_by;  // the communication whose lowering adds it, if any
+  CommId added_by{};  // the communication whose lowering adds it, if any
 };
 
 /// A value flowing from a producer's nest to a consumer's nest. Value communications can be
@@ -231,7 +231,7 @@ struct Communication {
   InstId store;
   InstId load;
   CommId read;
-  CommId added_by;  // reads of temporaries: the communication whose lowering adds it
+  CommId added_by{};  // reads of temporaries: the communication whose lowering adds it
   /// Only value communications can go through memory: a reduction's init stays in registers,
   /// and what a temporary's load reads goes no further through memory.
   bool lowerable() const { return kind == Kind::kValue; }
