@@ -404,13 +404,15 @@ Value Builder::cast(const Value& a, ElemType type) { return emit(Operator::kCast
 void Builder::preallocate_lowering(Communication& comm) {
   const Instruction& producer = kernel_.inst(comm.producer);
   const Instruction& consumer = kernel_.inst(comm.consumer);
+  // `comm` lives among the communications, which grow below: its id outlives it.
+  const CommId comm_id = comm.id;
 
   MemRegion temp;
   temp.id = MemId(static_cast<uint32_t>(data().mems.size()));
-  temp.name = "tmp" + std::to_string(comm.id.value);
+  temp.name = "tmp" + std::to_string(comm_id.value);
   temp.kind = MemRegion::Kind::kTemporary;
   temp.type = producer.type;
-  temp.added_by = comm.id;
+  temp.added_by = comm_id;
   for (const auto& pair : comm.loop_pairs) {
     const LogicalDim& logical = kernel_.logical_dim(kernel_.loop(pair.first).logical);
     temp.layout.push_back(logical.id);
@@ -433,7 +435,7 @@ void Builder::preallocate_lowering(Communication& comm) {
   store.name = "st_" + temp.name;
   store.op = Operator::kStore;
   store.type = producer.type;
-  store.added_by = comm.id;
+  store.added_by = comm_id;
   const std::vector<LoopId>& reduced = producer.reduction_loops();
   for (LoopId loop : producer.loops) {
     const bool shared =
@@ -455,13 +457,12 @@ void Builder::preallocate_lowering(Communication& comm) {
   load.name = "ld_" + temp.name;
   load.op = Operator::kLoad;
   load.type = producer.type;
-  load.added_by = comm.id;
+  load.added_by = comm_id;
   load.access = Access{temp.id, index};
-  const CommId comm_id = comm.id;
   const InstId consumer_id = consumer.id;
   const int operand = comm.operand;
   const std::vector<LoopId> index_loops =
-      kernel_.value_index_loops(producer.id, consumer.id, comm.id);
+      kernel_.value_index_loops(producer.id, consumer.id, comm_id);
   std::vector<std::pair<LoopId, LoopId>> copies;  // load loop -> consumer loop
   for (LoopId loop : std::vector<LoopId>(consumer.loops)) {
     if (std::find(index_loops.begin(), index_loops.end(), loop) == index_loops.end()) continue;
