@@ -550,30 +550,28 @@ TEST(CudaDevice, InitialValuesKeptOnTheHostCountInItsMemory) {
   ScopedEnvironment memory("SCULPT_FAKE_CUDA_MEMORY",
                            std::to_string(2 * kAxpyArrayBytes + kAxpyArrayBytes / 2));
   const auto problem = axpy_problem();
-  CudaEvaluatorOptions options;
-  options.worker.driver_library = fake_driver();
-  options.host_memory = data_bytes(*problem) + 2 * result_bytes(*problem) + kAxpyArrayBytes;
-  CudaEvaluator evaluator(options);
-  try {
-    evaluator.evaluate(axpy_code(), problem);
-    FAIL() << "kept more initial values in host memory than it may use";
-  } catch (const DeviceError& error) {
-    EXPECT_EQ(std::string(error.what()),
-              "cuda device: problem 'axpy' does not fit on the GPU: no room there for a second "
-              "copy of 'y' (16777216 bytes), nor in the 0 bytes of host memory left");
-  }
-  // Beyond the data and results, nothing is left for the copies: the problem is refused before
-  // any upload, like one whose data alone is too large.
-  options.host_memory = data_bytes(*problem) + 2 * result_bytes(*problem) - 1;
-  CudaEvaluator small(options);
-  try {
-    small.evaluate(axpy_code(), problem);
-    FAIL() << "used more host memory than it may";
-  } catch (const DeviceError& error) {
-    EXPECT_EQ(std::string(error.what()),
-              "cuda device: problem 'axpy' needs 0.08389 GB of host memory (its arrays and "
-              "expected results, and 2 of its results), more than the 0.08389 GB it may use");
-  }
+  // What evaluating axpy throws when the device may use `host_memory` bytes.
+  auto refusal = [&](std::uint64_t host_memory) -> std::string {
+    CudaEvaluatorOptions options;
+    options.worker.driver_library = fake_driver();
+    options.host_memory = host_memory;
+    CudaEvaluator evaluator(options);
+    try {
+      evaluator.evaluate(axpy_code(), problem);
+    } catch (const DeviceError& error) {
+      return error.what();
+    }
+    return "no error";
+  };
+  const std::uint64_t data_and_results = data_bytes(*problem) + 2 * result_bytes(*problem);
+  EXPECT_EQ(refusal(data_and_results + kAxpyArrayBytes),
+            "cuda device: problem 'axpy' does not fit on the GPU: no room there for a second "
+            "copy of 'y' (16777216 bytes), nor in the 0 bytes of host memory left");
+  // Nothing left for the copies: the problem is refused before any upload, like one whose data
+  // alone is too large.
+  EXPECT_EQ(refusal(data_and_results - 1),
+            "cuda device: problem 'axpy' needs 0.08389 GB of host memory (its arrays and "
+            "expected results, and 2 of its results), more than the 0.08389 GB it may use");
 }
 
 TEST(CudaDevice, AProblemThatDoesNotFitIsADeviceError) {
