@@ -243,17 +243,6 @@ struct ProgramNode {
   std::optional<InstId> inst;
 };
 
-/// What a lowering added, for the space to instantiate the new choices.
-struct NewObjects {
-  std::vector<InstId> instructions;
-  std::vector<DimId> dims;
-  std::vector<MemId> mem_regions;
-  std::vector<CommId> lowered_comms;
-  bool empty() const {
-    return instructions.empty() && dims.empty() && mem_regions.empty() && lowered_comms.empty();
-  }
-};
-
 class Kernel {
  public:
   explicit Kernel(std::string name);
@@ -371,8 +360,9 @@ class Kernel {
   /// Lowers the value communication of `mapping` into its pre-allocated temporary array: a
   /// store of the producer's value in the producer's loops, a load in loops of its own copying
   /// the consumer's, and the consumer reads the load through the communication `read`.
-  /// Lowering an already lowered communication adds nothing.
-  NewObjects lower_communication(DimMappingId mapping);
+  /// Lowering an already lowered communication adds nothing: false then. The space finds what
+  /// was added by listing its sets again.
+  bool lower_communication(DimMappingId mapping);
   /// The dimension of a lowered communication's load holding the iteration of the consumer's
   /// `consumer_dim` (a copy of it, or the dimension itself in a loop both share).
   DimId load_dim(CommId comm, DimId consumer_dim) const;
