@@ -171,7 +171,7 @@ Value Builder::index(Index index) {
   return v;
 }
 
-Value Builder::reduce(const Value& init, std::vector<Dim> dims) {
+Value Builder::reduce(const Value& init, const std::vector<Dim>& dims) {
   SCULPT_CHECK(init.kind == Operand::Kind::kValue || init.kind == Operand::Kind::kConstant)
       << "a reduction starts from an instruction's value or a constant";
   Value v = init;
@@ -366,7 +366,7 @@ AffineExpr flatten(const MemRegion& mem, const std::vector<Index>& index) {
 }
 }  // namespace
 
-Value Builder::load(Array array, std::vector<Index> index) {
+Value Builder::load(Array array, const std::vector<Index>& index) {
   const MemRegion& mem = kernel_.mem(array.mem);
   const ElemType type = mem.type;
   const InstId id =
@@ -374,7 +374,7 @@ Value Builder::load(Array array, std::vector<Index> index) {
   return value_of(id, type);
 }
 
-void Builder::store(Array array, std::vector<Index> index, const Value& value) {
+void Builder::store(Array array, const std::vector<Index>& index, const Value& value) {
   const MemRegion& mem = kernel_.mem(array.mem);
   add_inst(Operator::kStore, {value}, mem.type, index, Access{array.mem, flatten(mem, index)});
 }
@@ -541,7 +541,7 @@ void Builder::insert_next_to(const ProgramNode& anchor, ProgramNode node, bool a
     return n.loop == anchor.loop && n.inst == anchor.inst;
   });
   SCULPT_CHECK(it != body.end()) << "anchor missing from the default program";
-  body.insert(after ? it + 1 : it, std::move(node));
+  body.insert(after ? it + 1 : it, node);
 }
 
 Kernel Builder::finish() && {

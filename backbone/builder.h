@@ -99,8 +99,8 @@ class Builder {
   // Operations; each creates one instruction in a fresh nest.
   Value constant(double value, std::optional<ElemType> type = std::nullopt);
   Value index(Index index);
-  Value load(Array array, std::vector<Index> index);
-  void store(Array array, std::vector<Index> index, const Value& value);
+  Value load(Array array, const std::vector<Index>& index);
+  void store(Array array, const std::vector<Index>& index, const Value& value);
   Value mov(const Value& a);
   Value add(const Value& a, const Value& b);
   Value sub(const Value& a, const Value& b);
@@ -113,7 +113,7 @@ class Builder {
   Value cast(const Value& a, ElemType type);
   /// The operand of a reduction over `dims`: the instruction's own previous value, `init` (a
   /// value of an instruction outside the reduced dims) at the first iteration.
-  Value reduce(const Value& init, std::vector<Dim> dims);
+  Value reduce(const Value& init, const std::vector<Dim>& dims);
 
   /// Pre-allocates the lowering objects and returns the kernel; the builder is spent.
   Kernel finish() &&;

@@ -185,7 +185,7 @@ class PtxPrinter {
     const std::string base = mem.kind == Memory::Kind::kParam ? "%prm_" + k_.params[mem.param].name
                                                                : "%base_" + mem.name;
     const std::string index = evaluate(access.index);
-    const std::string addr = temporary();
+    std::string addr = temporary();
     line(fmt::format("mad.lo.s64 {}, {}, {}, {};", addr, index, backbone::elem_type_bytes(mem.type),
                      base));
     return addr;
@@ -218,7 +218,7 @@ class PtxPrinter {
       }
       case Operand::Kind::kIndex: {
         const std::string index = evaluate(op.index);
-        const std::string out = declare(ptx_type(type), fmt::format("%ix{}", temporaries_++));
+        std::string out = declare(ptx_type(type), fmt::format("%ix{}", temporaries_++));
         line(fmt::format("cvt{}.{}.s64 {}, {};", type == ElemType::kI32 ? "" : ".rn", ptx_type(type),
                          out, index));
         return out;
@@ -229,7 +229,7 @@ class PtxPrinter {
 
   std::string convert(const std::string& reg, ElemType from, ElemType to) {
     if (from == to) return reg;
-    const std::string out = declare(ptx_type(to), fmt::format("%cv{}", temporaries_++));
+    std::string out = declare(ptx_type(to), fmt::format("%cv{}", temporaries_++));
     line(fmt::format("{} {}, {};", conversion(to, from), out, reg));
     return out;
   }
