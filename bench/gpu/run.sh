@@ -47,7 +47,8 @@ for s in "${steps[@]}"; do
       step compare 120 python3 "$here/compare.py" "$results/bench" "$here/cublas_reference.py"
       ;;
     candidates)
-      step gpu_candidates_test 100 env SCULPT_CANDIDATES=20 "$here/gpu_candidates_test"
+      step gpu_candidates_test 100 env SCULPT_CANDIDATES=20 "$here/gpu_candidates_test" \
+        --gtest_filter='Gpu*:*/Gpu*'
       ;;
     search)
       step search 80 "$here/sculpt" search --kernel matmul --size 1024x1024x1024 --budget 1m \

@@ -15,6 +15,7 @@
 
 #include "device/cutoff.h"
 #include "tests/device/axpy_problem.h"
+#include "tests/device/fake_cuda.h"
 
 namespace sculpt::device {
 namespace {
@@ -222,11 +223,6 @@ KernelCode axpy_variant(const std::string& entry, const std::string& original,
   return ptx(source, entry, kAxpySize);
 }
 
-std::string fake_driver() {
-  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "libsculpt_fake_cuda.so")
-      .string();
-}
-
 // Probed once: each probe initialises the driver in a process of its own.
 const std::string& gpu_missing() {
   static const std::string why = [] {
@@ -243,13 +239,14 @@ class CudaEvaluatorTest : public testing::TestWithParam<Driver> {
       GTEST_SKIP() << "no GPU to test on: " << gpu_missing();
     }
     if (GetParam() == Driver::fake) {
-      ASSERT_TRUE(std::filesystem::exists(fake_driver())) << fake_driver() << " not built";
+      ASSERT_TRUE(std::filesystem::exists(fake_cuda_driver()))
+          << fake_cuda_driver() << " not built";
     }
   }
 
   CudaEvaluatorOptions options() const {
     CudaEvaluatorOptions options;
-    if (GetParam() == Driver::fake) options.worker.driver_library = fake_driver();
+    if (GetParam() == Driver::fake) options.worker.driver_library = fake_cuda_driver();
     options.compile_threads = 4;
     options.plan.budget = milliseconds(20);
     options.plan.min_runs = 3;
@@ -505,7 +502,7 @@ TEST(CudaDevice, MissingDriverIsADeviceError) {
 
 TEST(CudaDevice, NoDeviceIsADeviceError) {
   CudaEvaluatorOptions options;
-  options.worker.driver_library = fake_driver();
+  options.worker.driver_library = fake_cuda_driver();
   std::string why;
   bool available = false;
   {
@@ -532,7 +529,7 @@ TEST(CudaDevice, WithoutRoomForASecondCopyTheInitialValuesComeFromHostMemory) {
   ScopedEnvironment memory("SCULPT_FAKE_CUDA_MEMORY",
                            std::to_string(2 * kAxpyArrayBytes + kAxpyArrayBytes / 2));
   CudaEvaluatorOptions options;
-  options.worker.driver_library = fake_driver();
+  options.worker.driver_library = fake_cuda_driver();
   options.plan.budget = milliseconds(20);
   CudaEvaluator evaluator(options);
   const auto problem = axpy_problem();
@@ -553,7 +550,7 @@ TEST(CudaDevice, InitialValuesKeptOnTheHostCountInItsMemory) {
   // What evaluating axpy throws when the device may use `host_memory` bytes.
   auto refusal = [&](std::uint64_t host_memory) -> std::string {
     CudaEvaluatorOptions options;
-    options.worker.driver_library = fake_driver();
+    options.worker.driver_library = fake_cuda_driver();
     options.host_memory = host_memory;
     CudaEvaluator evaluator(options);
     try {
@@ -578,7 +575,7 @@ TEST(CudaDevice, AProblemThatDoesNotFitIsADeviceError) {
   ScopedEnvironment memory("SCULPT_FAKE_CUDA_MEMORY",
                            std::to_string(kAxpyArrayBytes + kAxpyArrayBytes / 2));
   CudaEvaluatorOptions options;
-  options.worker.driver_library = fake_driver();
+  options.worker.driver_library = fake_cuda_driver();
   CudaEvaluator evaluator(options);
   try {
     evaluator.evaluate(axpy_code(), axpy_problem());
@@ -592,7 +589,7 @@ TEST(CudaDevice, AProblemThatDoesNotFitIsADeviceError) {
 
 TEST(CudaDevice, TheCallerNeverLoadsTheDriver) {
   CudaEvaluatorOptions options;
-  options.worker.driver_library = fake_driver();
+  options.worker.driver_library = fake_cuda_driver();
   CudaEvaluator evaluator(options);
   KernelCode code = axpy_code();
   ASSERT_EQ(evaluator.evaluate(code, axpy_problem()).check, Check::ok);

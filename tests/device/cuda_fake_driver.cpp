@@ -1,8 +1,10 @@
-// A stand-in for libcuda.so.1 that runs the test kernels of cuda_evaluator_test.cpp on the
-// host, so that the CUDA device's worker processes, protocol and recovery are tested where
-// there is no GPU. It knows those kernels by entry name and mimics what the device sees of the
-// real driver: JIT logs, a fault that poisons the context (every later call fails), a kernel
-// that never ends. It checks nothing else of the PTX.
+// A stand-in for libcuda.so.1 that runs kernels on the host, so that the CUDA device's worker
+// processes, protocol and recovery, and the PTX of candidates, are tested where there is no GPU.
+// It knows the test kernels of cuda_evaluator_test.cpp by entry name and mimics what the device
+// sees of the real driver: JIT logs, a fault that poisons the context (every later call fails),
+// a kernel that never ends. Any other kernel runs on the PTX emulator (ptx_emulator.h), whose
+// faults poison the context too: an illegal or misaligned address as on a GPU, and a data race
+// or a barrier some threads miss as a launch failure, described by cuGetErrorString.
 #include <cuda.h>
 #include <unistd.h>
 
@@ -15,7 +17,10 @@
 #include <list>
 #include <map>
 #include <string>
+#include <memory>
 #include <thread>
+
+#include "tests/device/ptx_emulator.h"
 
 struct CUctx_st {};
 struct CUlinkState_st {
@@ -25,12 +30,18 @@ struct CUlinkState_st {
   std::size_t info_size = 0;
   std::string image;
 };
+struct CUmod_st;
 struct CUfunc_st {
   std::string entry;
+  CUmod_st* module = nullptr;
 };
 struct CUmod_st {
   std::string image;
   std::list<CUfunc_st> functions;
+  /// The PTX parsed for the emulator; null when it does not know the PTX (`unsupported` says
+  /// why), which matters only when a kernel of the module must be emulated.
+  std::unique_ptr<sculpt::ptx_emulator::Module> emulated;
+  std::string unsupported;
 };
 struct CUevent_st {
   std::chrono::steady_clock::time_point time;
@@ -41,6 +52,8 @@ namespace {
 CUctx_st context;
 // A fault poisons the context for good, as on a GPU.
 CUresult sticky = CUDA_SUCCESS;
+// What the emulator said of its errors, for cuGetErrorString.
+std::map<CUresult, std::string> messages;
 bool spinning = false;
 // Live device allocations and their sizes.
 std::map<CUdeviceptr, std::size_t> allocations;
@@ -64,6 +77,47 @@ void write_log(char* buffer, std::size_t size, const std::string& text) {
 CUresult wait_for_kernels() {
   while (spinning) pause();
   return sticky;
+}
+
+/// Runs a kernel on the PTX emulator. A fault poisons the context, and the calls that wait for
+/// the kernel report it, as on a GPU.
+CUresult emulate(const CUfunc_st& function, sculpt::ptx_emulator::Dim3 grid,
+                 sculpt::ptx_emulator::Dim3 block, void** params) {
+  using sculpt::ptx_emulator::Fault;
+  if (!function.module->emulated) {
+    messages[CUDA_ERROR_NOT_SUPPORTED] =
+        "the PTX emulator does not know this PTX: " + function.module->unsupported;
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  sculpt::ptx_emulator::Launch launch;
+  launch.grid = grid;
+  launch.block = block;
+  launch.params = params;
+  for (const auto& [start, bytes] : allocations) launch.allocations.emplace_back(start, bytes);
+  const sculpt::ptx_emulator::Outcome outcome =
+      function.module->emulated->run(function.entry, launch);
+  switch (outcome.fault) {
+    case Fault::none:
+      return CUDA_SUCCESS;
+    case Fault::refused:
+      messages[CUDA_ERROR_INVALID_VALUE] = "PTX emulator: " + outcome.message;
+      return CUDA_ERROR_INVALID_VALUE;
+    case Fault::illegal_address:
+      sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
+      break;
+    case Fault::misaligned_address:
+      sticky = CUDA_ERROR_MISALIGNED_ADDRESS;
+      break;
+    case Fault::too_long:
+      sticky = CUDA_ERROR_LAUNCH_TIMEOUT;
+      break;
+    case Fault::race:
+    case Fault::barrier:
+      sticky = CUDA_ERROR_LAUNCH_FAILED;
+      break;
+  }
+  messages[sticky] = "PTX emulator: " + outcome.message;
+  return CUDA_SUCCESS;
 }
 
 template <typename T>
@@ -110,6 +164,18 @@ CUresult CUDAAPI cuGetErrorName(CUresult error, const char** name) {
     case CUDA_ERROR_OUT_OF_MEMORY:
       *name = "CUDA_ERROR_OUT_OF_MEMORY";
       return CUDA_SUCCESS;
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+      *name = "CUDA_ERROR_MISALIGNED_ADDRESS";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_LAUNCH_FAILED:
+      *name = "CUDA_ERROR_LAUNCH_FAILED";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+      *name = "CUDA_ERROR_LAUNCH_TIMEOUT";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_NOT_SUPPORTED:
+      *name = "CUDA_ERROR_NOT_SUPPORTED";
+      return CUDA_SUCCESS;
     default:
       *name = nullptr;
       return CUDA_ERROR_INVALID_VALUE;
@@ -117,6 +183,10 @@ CUresult CUDAAPI cuGetErrorName(CUresult error, const char** name) {
 }
 
 CUresult CUDAAPI cuGetErrorString(CUresult error, const char** text) {
+  if (auto message = messages.find(error); message != messages.end()) {
+    *text = message->second.c_str();
+    return CUDA_SUCCESS;
+  }
   switch (error) {
     case CUDA_ERROR_ILLEGAL_ADDRESS:
       *text = "an illegal memory access was encountered";
@@ -215,7 +285,13 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* module, const void* image, unsigne
   if (sticky != CUDA_SUCCESS) return sticky;
   std::string text(static_cast<const char*>(image));
   if (text.rfind(kImageTag, 0) != 0) return CUDA_ERROR_INVALID_IMAGE;
-  *module = new CUmod_st{text, {}};
+  *module = new CUmod_st{text, {}, nullptr, ""};
+  try {
+    (*module)->emulated =
+        std::make_unique<sculpt::ptx_emulator::Module>(text.substr(std::strlen(kImageTag)));
+  } catch (const sculpt::ptx_emulator::Unsupported& e) {
+    (*module)->unsupported = e.what();
+  }
   return CUDA_SUCCESS;
 }
 
@@ -228,7 +304,7 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction* function, CUmodule module, cons
   if (module->image.find(".entry " + std::string(name) + "(") == std::string::npos) {
     return CUDA_ERROR_NOT_FOUND;
   }
-  *function = &module->functions.emplace_back(CUfunc_st{name});
+  *function = &module->functions.emplace_back(CUfunc_st{name, module});
   return CUDA_SUCCESS;
 }
 
@@ -274,7 +350,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction function, unsigned int grid_x, unsign
       out[i] = static_cast<double>(a * x[i]) + b * y[i] + static_cast<double>(iout[i]);
     }
   } else {
-    return CUDA_ERROR_NOT_SUPPORTED;
+    return emulate(*function, {grid_x, grid_y, grid_z}, {block_x, block_y, block_z}, params);
   }
   return CUDA_SUCCESS;
 }
