@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <random>
 
@@ -14,6 +15,7 @@
 #include "search/descent.h"
 #include "search/problem.h"
 #include "search/random_search.h"
+#include "search/recipes.h"
 #include "tests/backbone/zoo_names.h"
 #include "tests/device/fake_cuda.h"
 
@@ -155,6 +157,38 @@ class GpuCandidatesFault : public OnTheGpu {};
 TEST_F(GpuCandidatesFault, AFaultingKernelIsSurvived) { check_fault_is_survived(gpu()); }
 
 TEST(EmulatedCandidatesFault, AFaultingKernelIsSurvived) { check_fault_is_survived(emulator()); }
+
+/// The benchmarks' recipes (search/recipes.h) at small sizes.
+void check_recipes(device::CudaEvaluator& device) {
+  struct Recipe {
+    std::string kernel;
+    std::string sizes;
+    std::function<void(search::HandCandidate&)> decide;
+  };
+  const Recipe recipes[] = {
+      {"axpy", "65536", [](auto& c) { search::vector_axpy(c, 256, 4); }},
+      {"matmul", "128x128x32", [](auto& c) { search::tiled_matmul(c, 16, 8, 16, 8, 8); }},
+      {"matmul", "64x64x32", [](auto& c) { search::tiled_matmul(c, 16, 4, 16, 4, 8); }},
+  };
+  for (const Recipe& r : recipes) {
+    const backbone::ZooLookup lookup = backbone::lookup_kernel(r.kernel, r.sizes);
+    ASSERT_TRUE(lookup.ok()) << lookup.error;
+    const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
+    search::HandCandidate hand(kernel);
+    r.decide(hand);
+    const device::KernelCode code =
+        search::kernel_code(hand.complete(), device::Language::ptx, "recipe");
+    const auto problem = search::make_problem(*lookup.info, lookup.sizes, kernel, /*seed=*/3);
+    const device::Evaluation e = device.evaluate(code, problem);
+    EXPECT_EQ(e.check, device::Check::ok) << r.kernel << " " << r.sizes << ": " << e.message;
+  }
+}
+
+class GpuRecipes : public OnTheGpu {};
+
+TEST_F(GpuRecipes, ComputeTheReference) { check_recipes(gpu()); }
+
+TEST(EmulatedRecipes, ComputeTheReference) { check_recipes(emulator()); }
 
 }  // namespace
 }  // namespace sculpt::codegen
