@@ -1,0 +1,48 @@
+// `sculpt search --device cuda` end to end where there is no GPU: CTest puts the fake CUDA
+// driver (tests/device/cuda_fake_driver.cpp, which runs candidates' PTX on its emulator) first on
+// the library path as libcuda.so.1, so the command finds it as it would the real one.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "device/cuda_evaluator.h"
+#include "explorer/event_log.h"
+#include "tests/explorer/command_test_util.h"
+#include "tests/explorer/run_sculpt.h"
+
+namespace sculpt::explorer {
+namespace {
+
+TEST(CudaSearchCommand, SearchesOnTheCudaDeviceAndWritesItsBestPtx) {
+  std::string why;
+  if (!device::cuda_available(&why)) {
+    GTEST_SKIP() << "no CUDA driver answers (CTest puts the fake one on the library path): " << why;
+  }
+  const std::filesystem::path dir = fresh_dir("cuda_search");
+  const Outcome o = run_sculpt({"search", "--kernel", "axpy", "--size", "4096", "--device", "cuda",
+                                "--evals", "6", "--seed", "2", "--out", dir.string()});
+  ASSERT_EQ(o.code, kExitOk) << o.err;
+  EXPECT_NE(o.out.find("axpy 4096 on cuda: 6 evaluated"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("code in " + (dir / "best.ptx").string()), std::string::npos) << o.out;
+
+  LogContents log = read_log(dir / "log.jsonl");
+  ASSERT_TRUE(log.ok()) << log.error;
+  EXPECT_EQ(log.header.device, "cuda");
+  ASSERT_EQ(log.evaluations.size(), 6u);
+  for (const LogEvaluation& e : log.evaluations) {
+    // Some are timed less than planned (past the cutoff), none is wrong or faults.
+    EXPECT_TRUE(e.check == "ok" || e.check == "timeout") << e.check << ": " << e.message;
+  }
+
+  std::ifstream file(dir / "best.ptx");
+  std::stringstream best;
+  best << file.rdbuf();
+  EXPECT_TRUE(best.str().starts_with("// sculpt search: candidate ")) << best.str();
+  EXPECT_NE(best.str().find("\n// launch candidate: grid "), std::string::npos) << best.str();
+  EXPECT_NE(best.str().find(".visible .entry candidate("), std::string::npos) << best.str();
+}
+
+}  // namespace
+}  // namespace sculpt::explorer
