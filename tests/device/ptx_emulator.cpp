@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -148,15 +150,6 @@ std::optional<Type> type_named(std::string_view s) {
   return std::nullopt;
 }
 
-/// "name[bytes]" of an array declaration.
-std::pair<std::string, std::uint64_t> array_declaration(std::string_view s) {
-  const std::size_t open = s.find('[');
-  const std::size_t close = s.find(']');
-  if (open == std::string_view::npos || close == std::string_view::npos) return {"", 0};
-  return {std::string(trim(s.substr(0, open))),
-          std::stoull(std::string(s.substr(open + 1, close - open - 1)))};
-}
-
 }  // namespace
 
 struct Module::Impl {
@@ -169,6 +162,39 @@ struct Module::Impl {
 
   [[noreturn]] static void unsupported(int line, std::string_view what) {
     throw Unsupported(fmt::format("PTX line {}: {}", line, what));
+  }
+
+  /// An integer written in decimal (negative or not) or in hexadecimal after "0x"; in `base`
+  /// alone when one is given.
+  template <typename T>
+  static T number(std::string_view s, int line, int base = 0) {
+    s = trim(s);
+    const bool negative = base == 0 && !s.empty() && s.front() == '-';
+    std::string_view digits = negative ? s.substr(1) : s;
+    if (base == 0) {
+      base = 10;
+      if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+        digits.remove_prefix(2);
+        base = 16;
+      }
+    }
+    std::uint64_t magnitude = 0;
+    const auto [end, error] =
+        std::from_chars(digits.data(), digits.data() + digits.size(), magnitude, base);
+    if (digits.empty() || error != std::errc() || end != digits.data() + digits.size()) {
+      unsupported(line, fmt::format("'{}' is not a number", s));
+    }
+    return static_cast<T>(negative ? std::uint64_t{0} - magnitude : magnitude);
+  }
+
+  /// "name[bytes]" of an array declaration.
+  static std::pair<std::string, std::uint64_t> array_declaration(std::string_view s, int line) {
+    const std::size_t open = s.find('[');
+    const std::size_t close = s.find(']');
+    if (open == std::string_view::npos || close < open)
+      unsupported(line, "an array without its size");
+    return {std::string(trim(s.substr(0, open))),
+            number<std::uint64_t>(s.substr(open + 1, close - open - 1), line)};
   }
 
   void parse(const std::string& ptx);
@@ -210,15 +236,15 @@ Operand Module::Impl::operand(std::string_view s, int line, Entry& entry) const 
   }
   o.kind = Operand::Kind::imm;
   if (s.size() == 10 && (s.substr(0, 2) == "0f" || s.substr(0, 2) == "0F")) {
-    o.imm = std::stoull(std::string(s.substr(2)), nullptr, 16);
+    o.imm = number<std::uint64_t>(s.substr(2), line, 16);
     return o;
   }
   if (s.size() == 18 && (s.substr(0, 2) == "0d" || s.substr(0, 2) == "0D")) {
-    o.imm = std::stoull(std::string(s.substr(2)), nullptr, 16);
+    o.imm = number<std::uint64_t>(s.substr(2), line, 16);
     return o;
   }
   if (std::isdigit(static_cast<unsigned char>(s.front())) || s.front() == '-') {
-    o.imm = static_cast<std::uint64_t>(std::stoll(std::string(s), nullptr, 0));
+    o.imm = number<std::uint64_t>(s, line);
     return o;
   }
   if (auto g = globals.find(s); g != globals.end()) {
@@ -304,7 +330,7 @@ void Module::Impl::parse_instruction(std::string_view text, int line, Entry& ent
     inst.address =
         static_cast<std::int32_t>(register_of(trim(inside.substr(0, plus)), line, entry));
     if (plus != std::string_view::npos) {
-      inst.offset = std::stoll(std::string(trim(inside.substr(plus + 1))), nullptr, 0);
+      inst.offset = number<std::int64_t>(inside.substr(plus + 1), line);
     }
     return false;
   };
@@ -351,6 +377,9 @@ void Module::Impl::parse_instruction(std::string_view text, int line, Entry& ent
     if (space_name == "param" && load) {
       inst.op = Op::ld_param;
       if (!address(args[1])) unsupported(line, "ld.param of an address other than a parameter");
+      if (bytes_of(entry.params[static_cast<std::size_t>(inst.address)]) != bytes_of(inst.type)) {
+        unsupported(line, fmt::format("'{}' of a parameter of another size", opcode));
+      }
       inst.dst = operand(args[0], line, entry);
       return entry.code.push_back(inst);
     }
@@ -476,10 +505,8 @@ void Module::Impl::parse(const std::string& ptx) {
         continue;
       }
       if (line.starts_with(".global")) {
-        auto [name, bytes] = array_declaration(line.substr(line.find(".b8") + 3));
-        if (name.empty() || line.find(".b8") == std::string_view::npos) {
-          unsupported(n, fmt::format("global '{}'", line));
-        }
+        if (line.find(".b8") == std::string_view::npos) unsupported(n, fmt::format("'{}'", line));
+        auto [name, bytes] = array_declaration(line.substr(line.find(".b8") + 3), n);
         void* memory = std::aligned_alloc(16, std::max<std::uint64_t>(16, (bytes + 15) / 16 * 16));
         std::memset(memory, 0, bytes);  // as the loader zeroes them
         globals[name] = {reinterpret_cast<std::uint64_t>(memory), bytes};
@@ -503,7 +530,7 @@ void Module::Impl::parse(const std::string& ptx) {
         std::vector<std::string_view> sizes = split_top(line.substr(8), ',');
         if (sizes.empty() || sizes.size() > 3) unsupported(n, "'.reqntid'");
         unsigned* dims[] = {&entry->reqntid.x, &entry->reqntid.y, &entry->reqntid.z};
-        for (std::size_t d = 0; d < sizes.size(); ++d) *dims[d] = std::stoul(std::string(sizes[d]));
+        for (std::size_t d = 0; d < sizes.size(); ++d) *dims[d] = number<unsigned>(sizes[d], n);
         entry->has_reqntid = true;
         continue;
       }
@@ -537,7 +564,7 @@ void Module::Impl::parse(const std::string& ptx) {
     if (line.starts_with(".reg") || line.starts_with(".pragma")) continue;
     if (line.starts_with(".shared")) {
       if (line.find(".b8") == std::string_view::npos) unsupported(n, fmt::format("'{}'", line));
-      auto [name, bytes] = array_declaration(line.substr(line.find(".b8") + 3));
+      auto [name, bytes] = array_declaration(line.substr(line.find(".b8") + 3), n);
       entry->shared_bytes = (entry->shared_bytes + 15) / 16 * 16;
       entry->shared.push_back({name, entry->shared_bytes, bytes});
       entry->shared_bytes += bytes;

@@ -290,13 +290,21 @@ TEST(PtxEmulator, ABlockOtherThanTheKernelsIsRefused) {
   EXPECT_EQ(outcome.message, "a block of 32x2x1 threads for .reqntid 64, 1, 1");
 }
 
-TEST(PtxEmulator, PtxItDoesNotKnowIsRefusedWithItsLine) {
+/// What the emulator says of `barrier_line` in the reverse kernel.
+std::string refusal(const std::string& barrier_line) {
   try {
-    Module module(reverse("  frobnicate.f32 %v, %v;"));
-    FAIL() << "no error";
+    Module module(reverse(barrier_line));
   } catch (const Unsupported& e) {
-    EXPECT_STREQ(e.what(), "PTX line 30: instruction 'frobnicate.f32'");
+    return e.what();
   }
+  return "no error";
+}
+
+TEST(PtxEmulator, PtxItDoesNotKnowIsRefusedWithItsLine) {
+  EXPECT_EQ(refusal("  frobnicate.f32 %v, %v;"), "PTX line 30: instruction 'frobnicate.f32'");
+  EXPECT_EQ(refusal("  mov.f32 %v, 0fZZ000000;"), "PTX line 30: 'ZZ000000' is not a number");
+  EXPECT_EQ(refusal("  ld.param.f32 %v, [param_x];"),
+            "PTX line 30: 'ld.param.f32' of a parameter of another size");
 }
 
 }  // namespace
