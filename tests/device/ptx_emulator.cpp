@@ -480,7 +480,6 @@ void Module::Impl::parse(const std::string& ptx) {
     at = end + 1;
   }
   Entry* entry = nullptr;
-  std::string entry_name;
   std::string header;
   int header_line = 0;
   bool in_body = false;
@@ -507,6 +506,7 @@ void Module::Impl::parse(const std::string& ptx) {
       if (line.starts_with(".global")) {
         if (line.find(".b8") == std::string_view::npos) unsupported(n, fmt::format("'{}'", line));
         auto [name, bytes] = array_declaration(line.substr(line.find(".b8") + 3), n);
+        if (globals.count(name)) unsupported(n, fmt::format("a second global '{}'", name));
         void* memory = std::aligned_alloc(16, std::max<std::uint64_t>(16, (bytes + 15) / 16 * 16));
         std::memset(memory, 0, bytes);  // as the loader zeroes them
         globals[name] = {reinterpret_cast<std::uint64_t>(memory), bytes};
@@ -516,8 +516,7 @@ void Module::Impl::parse(const std::string& ptx) {
         const std::size_t name_start = line.find(".entry") + 6;
         const std::size_t open = line.find('(');
         if (open == std::string_view::npos) unsupported(n, "an entry without its parameter list");
-        entry_name = std::string(trim(line.substr(name_start, open - name_start)));
-        entry = &entries[entry_name];
+        entry = &entries[std::string(trim(line.substr(name_start, open - name_start)))];
         header = std::string(line);
         header_line = n;
         if (line.find(')') != std::string_view::npos) {
