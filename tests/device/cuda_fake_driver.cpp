@@ -16,8 +16,8 @@
 #include <cstring>
 #include <list>
 #include <map>
-#include <string>
 #include <memory>
+#include <string>
 #include <thread>
 
 #include "tests/device/ptx_emulator.h"

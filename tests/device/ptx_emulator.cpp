@@ -350,10 +350,18 @@ void Module::Impl::parse_instruction(std::string_view text, int line, Entry& ent
       }
     }
   };
-  auto sources = [&](std::size_t first) {
-    for (std::size_t i = first; i < args.size(); ++i)
-      inst.src[i - first] = operand(args[i], line, entry);
+  auto destination = [&] {
+    inst.dst = operand(args[0], line, entry);
+    if (inst.dst.kind != Operand::Kind::reg) {
+      unsupported(line, fmt::format("'{}' written by '{}'", args[0], opcode));
+    }
   };
+  // The first operand is the register written, the others are read.
+  auto operands = [&] {
+    destination();
+    for (std::size_t i = 1; i < args.size(); ++i) inst.src[i - 1] = operand(args[i], line, entry);
+  };
+  ;
 
   if (mnemonic == "ld" || mnemonic == "st") {
     const bool load = mnemonic == "ld";
@@ -380,7 +388,7 @@ void Module::Impl::parse_instruction(std::string_view text, int line, Entry& ent
       if (bytes_of(entry.params[static_cast<std::size_t>(inst.address)]) != bytes_of(inst.type)) {
         unsupported(line, fmt::format("'{}' of a parameter of another size", opcode));
       }
-      inst.dst = operand(args[0], line, entry);
+      destination();
       return entry.code.push_back(inst);
     }
     if (space_name != "global" && space_name != "shared") {
@@ -398,8 +406,7 @@ void Module::Impl::parse_instruction(std::string_view text, int line, Entry& ent
     inst.op = Op::mov;
     inst.type = type_at(parts.size() - 1);
     want(2);
-    inst.dst = operand(args[0], line, entry);
-    sources(1);
+    operands();
     return entry.code.push_back(inst);
   }
   if (mnemonic == "cvt") {
@@ -407,8 +414,7 @@ void Module::Impl::parse_instruction(std::string_view text, int line, Entry& ent
     inst.type = type_at(parts.size() - 2);
     inst.from = type_at(parts.size() - 1);
     want(2);
-    inst.dst = operand(args[0], line, entry);
-    sources(1);
+    operands();
     return entry.code.push_back(inst);
   }
   static const std::map<std::string_view, std::pair<Op, std::size_t>> kArithmetic = {
@@ -425,8 +431,7 @@ void Module::Impl::parse_instruction(std::string_view text, int line, Entry& ent
     if (inst.op == Op::ex2 && inst.type != Type::f32)
       unsupported(line, fmt::format("'{}'", opcode));
     want(a->second.second);
-    inst.dst = operand(args[0], line, entry);
-    sources(1);
+    operands();
     return entry.code.push_back(inst);
   }
   if (mnemonic == "setp") {
@@ -438,16 +443,14 @@ void Module::Impl::parse_instruction(std::string_view text, int line, Entry& ent
     inst.cmp = kCmps.at(parts[1]);
     inst.type = type_at(2);
     want(3);
-    inst.dst = operand(args[0], line, entry);
-    sources(1);
+    operands();
     return entry.code.push_back(inst);
   }
   if (opcode == "and.pred") {
     inst.op = Op::and_pred;
     inst.type = Type::pred;
     want(3);
-    inst.dst = operand(args[0], line, entry);
-    sources(1);
+    operands();
     return entry.code.push_back(inst);
   }
   if (opcode == "bra" || opcode == "bra.uni") {
@@ -900,6 +903,11 @@ Outcome Module::Impl::execute(const Entry& entry, const Launch& launch, bool rev
         };
         std::uint32_t pc = pcs[t];
         while (states[t] == State::running) {
+          // Past the last instruction, a thread ends as at `ret`.
+          if (pc >= entry.code.size()) {
+            states[t] = State::done;
+            break;
+          }
           if (++executed > launch.max_instructions) {
             return {Fault::too_long,
                     fmt::format("more than {} instructions", launch.max_instructions)};
@@ -1005,7 +1013,6 @@ Outcome Module::Impl::execute(const Entry& entry, const Launch& launch, bool rev
               states[t] = State::done;
               break;
           }
-          if (pc >= entry.code.size()) states[t] = State::done;
         }
         pcs[t] = pc;
       }

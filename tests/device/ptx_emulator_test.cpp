@@ -266,6 +266,25 @@ $L_end:
       << outcome.message;
 }
 
+TEST(PtxEmulator, AThreadPastTheLastInstructionEnds) {
+  // No `ret`, and a last instruction that some threads skip.
+  Module module(R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry last()
+{
+  .reg .u32 %t;
+  .reg .pred %p;
+  mov.u32 %t, %tid.x;
+  setp.eq.u32 %p, %t, 0;
+  @%p mov.u32 %t, 1;
+}
+)");
+  Buffers b(1);
+  b.launch.block = {4, 1, 1};
+  EXPECT_EQ(module.run("last", b.launch).fault, Fault::none);
+}
+
 TEST(PtxEmulator, AKernelThatNeverEndsStopsAtTheInstructionLimit) {
   Module module(R"(.version 8.0
 .target sm_90
@@ -305,6 +324,7 @@ TEST(PtxEmulator, PtxItDoesNotKnowIsRefusedWithItsLine) {
   EXPECT_EQ(refusal("  mov.f32 %v, 0fZZ000000;"), "PTX line 30: 'ZZ000000' is not a number");
   EXPECT_EQ(refusal("  ld.param.f32 %v, [param_x];"),
             "PTX line 30: 'ld.param.f32' of a parameter of another size");
+  EXPECT_EQ(refusal("  mov.u32 %tid.x, 0;"), "PTX line 30: '%tid.x' written by 'mov.u32'");
 }
 
 }  // namespace
