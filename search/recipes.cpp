@@ -1,9 +1,16 @@
 #include "search/recipes.h"
 
+#include <cstdint>
+
 namespace sculpt::search {
+
+namespace {
 
 namespace v = gpu_space::values;
 
+/// A zoo matmul with blocks of (tm * rm) x (tn * rn) outputs, tm x tn threads holding rm x rn
+/// accumulators each, and k in steps of kt through shared tiles of A and B. The copies into the
+/// tiles are thread loops of their own (A's k tile across x, B's across y), before a barrier.
 void tiled_matmul(HandCandidate& c, std::int64_t tm, std::int64_t rm, std::int64_t tn,
                   std::int64_t rn, std::int64_t kt) {
   // Loops: A (m0, k1), B (n2, k3), init (m4, n5), fma (m6, n7, k8), store (m9, n10).
@@ -40,6 +47,8 @@ void tiled_matmul(HandCandidate& c, std::int64_t tm, std::int64_t rm, std::int64
   c.order("m6_t1", "n7_t1", v::order::OUTER).order("n13_t1", "m6_t1", v::order::BEFORE);
 }
 
+/// The zoo axpy, z = alpha x + y, with blocks of `threads` threads, each on `vector`
+/// consecutive elements.
 void vector_axpy(HandCandidate& c, std::int64_t threads, std::int64_t vector) {
   // Loops: x (n0), y (n1), fma (n2), store (n3).
   c.kind("n2", v::dim_kind::BLOCK).size("n2_t0", threads).size("n2_t1", vector);
@@ -50,6 +59,30 @@ void vector_axpy(HandCandidate& c, std::int64_t threads, std::int64_t vector) {
   c.kind("n0_t1", v::dim_kind::VECTOR)
       .kind("n1_t1", v::dim_kind::VECTOR)
       .kind("n3_t1", v::dim_kind::VECTOR);
+}
+
+}  // namespace
+
+std::vector<Recipe> benchmark_recipes() {
+  auto matmul = [](std::string name, std::string sizes, std::string small_sizes, double m, double n,
+                   double k, std::int64_t tm, std::int64_t rm, std::int64_t tn, std::int64_t rn,
+                   std::int64_t kt) {
+    return Recipe{std::move(name),
+                  "matmul",
+                  std::move(sizes),
+                  std::move(small_sizes),
+                  [=](HandCandidate& c) { tiled_matmul(c, tm, rm, tn, rn, kt); },
+                  2 * m * n * k};
+  };
+  return {
+      Recipe{"axpy_2^26", "axpy", "67108864", "65536",
+             [](HandCandidate& c) { vector_axpy(c, 256, 4); }, 2.0 * (1 << 26)},
+      matmul("sgemm_1024x1024x1024", "1024x1024x1024", "128x128x32", 1024, 1024, 1024, 16, 8, 16, 8,
+             8),
+      matmul("sgemm_4096x4096x4096", "4096x4096x4096", "128x128x32", 4096, 4096, 4096, 16, 8, 16, 8,
+             8),
+      matmul("sgemm_256x256x32", "256x256x32", "64x64x32", 256, 256, 32, 16, 4, 16, 4, 8),
+  };
 }
 
 }  // namespace sculpt::search

@@ -9,14 +9,12 @@
 
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "backbone/zoo/zoo.h"
 #include "codegen/cuda_printer.h"
 #include "codegen/lower.h"
 #include "device/cpu_evaluator.h"
-#include "search/hand_candidate.h"
 #include "search/problem.h"
 #include "search/random_search.h"
 #include "search/recipes.h"
@@ -24,40 +22,7 @@
 #include "device/cuda_evaluator.h"
 #endif
 
-namespace {
-
 using namespace sculpt;
-
-struct Case {
-  std::string name;      // as in cublas_reference.py
-  std::string kernel;    // zoo kernel
-  std::string size;      // on the GPU
-  std::string cpu_size;  // for the CPU smoke test
-  std::function<void(search::HandCandidate&)> decide;
-  double flops = 0;
-};
-
-std::vector<Case> cases() {
-  auto mm = [](std::string name, std::string size, std::string cpu_size, double m, double n,
-               double k, std::int64_t tm, std::int64_t rm, std::int64_t tn, std::int64_t rn,
-               std::int64_t kt) {
-    return Case{std::move(name),
-                "matmul",
-                std::move(size),
-                std::move(cpu_size),
-                [=](search::HandCandidate& c) { search::tiled_matmul(c, tm, rm, tn, rn, kt); },
-                2 * m * n * k};
-  };
-  return {
-      Case{"axpy_2^26", "axpy", "67108864", "65536", [](auto& c) { search::vector_axpy(c, 256, 4); },
-           2.0 * (1 << 26)},
-      mm("sgemm_1024x1024x1024", "1024x1024x1024", "128x128x32", 1024, 1024, 1024, 16, 8, 16, 8, 8),
-      mm("sgemm_4096x4096x4096", "4096x4096x4096", "128x128x32", 4096, 4096, 4096, 16, 8, 16, 8, 8),
-      mm("sgemm_256x256x32", "256x256x32", "64x64x32", 256, 256, 32, 16, 4, 16, 4, 8),
-  };
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -81,18 +46,20 @@ int main(int argc, char** argv) {
   if (!device) device = std::make_unique<device::CpuEvaluator>();
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   int failures = 0;
-  for (const Case& c : cases()) {
-    const backbone::ZooLookup lookup = backbone::lookup_kernel(c.kernel, gpu ? c.size : c.cpu_size);
+  for (const search::Recipe& recipe : search::benchmark_recipes()) {
+    const std::string& sizes = gpu ? recipe.sizes : recipe.small_sizes;
+    const backbone::ZooLookup lookup = backbone::lookup_kernel(recipe.kernel, sizes);
     const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
     search::HandCandidate hand(kernel);
-    c.decide(hand);
+    recipe.decide(hand);
     const gpu_space::Candidate& candidate = hand.complete();
     const codegen::LoweredKernel lowered = codegen::lower(candidate);
     const device::KernelCode code = search::kernel_code(
-        candidate, gpu ? device::Language::ptx : device::Language::c, "sculpt_" + c.kernel);
-    std::ofstream(out / (c.name + (gpu ? ".ptx" : ".c"))) << code.source;
-    std::ofstream(out / (c.name + ".cu")) << codegen::print_cuda(lowered, "sculpt_" + c.kernel);
-    std::ofstream(out / (c.name + ".txt")) << lowered.dump();
+        candidate, gpu ? device::Language::ptx : device::Language::c, "sculpt_" + recipe.kernel);
+    std::ofstream(out / (recipe.name + (gpu ? ".ptx" : ".c"))) << code.source;
+    std::ofstream(out / (recipe.name + ".cu"))
+        << codegen::print_cuda(lowered, "sculpt_" + recipe.kernel);
+    std::ofstream(out / (recipe.name + ".txt")) << lowered.dump();
     const auto problem = search::make_problem(*lookup.info, lookup.sizes, kernel, 1);
     const device::Evaluation e = device->evaluate(code, problem);
     failures += e.check != device::Check::ok;
@@ -115,11 +82,11 @@ int main(int argc, char** argv) {
     }
     const double us = e.time_ns ? *e.time_ns / 1e3 : 0;
     // The flops are those of the GPU size: the CPU smoke test has none to report.
-    const double gflops = gpu && us > 0 ? c.flops / us / 1e3 : 0;
-    all.push_back({{"name", c.name},
-                   {"kernel", c.kernel},
-                   {"size", gpu ? c.size : c.cpu_size},
-                   {"file", c.name + (gpu ? ".ptx" : ".c")},
+    const double gflops = gpu && us > 0 ? recipe.flops / us / 1e3 : 0;
+    all.push_back({{"name", recipe.name},
+                   {"kernel", recipe.kernel},
+                   {"size", sizes},
+                   {"file", recipe.name + (gpu ? ".ptx" : ".c")},
                    {"entry", code.entry},
                    {"grid", code.launch.grid},
                    {"block", code.launch.block},
@@ -130,7 +97,7 @@ int main(int argc, char** argv) {
                    {"event_us", us},
                    {"spread_us", e.spread_ns / 1e3},
                    {"gflops", gflops}});
-    fmt::print("{:<24} {:<14} {:>10.2f} us  {:>8.1f} GFLOP/s  {}\n", c.name,
+    fmt::print("{:<24} {:<14} {:>10.2f} us  {:>8.1f} GFLOP/s  {}\n", recipe.name,
                std::string(device::to_string(e.check)), us, gflops, e.message.substr(0, 120));
   }
   std::ofstream(out / "cases.json") << all.dump(1);

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <functional>
 #include <map>
 #include <random>
 
@@ -158,20 +157,10 @@ TEST_F(GpuCandidatesFault, AFaultingKernelIsSurvived) { check_fault_is_survived(
 
 TEST(EmulatedCandidatesFault, AFaultingKernelIsSurvived) { check_fault_is_survived(emulator()); }
 
-/// The benchmarks' recipes (search/recipes.h) at small sizes.
+/// The benchmarks' recipes (search/recipes.h) at their small sizes.
 void check_recipes(device::CudaEvaluator& device) {
-  struct Recipe {
-    std::string kernel;
-    std::string sizes;
-    std::function<void(search::HandCandidate&)> decide;
-  };
-  const Recipe recipes[] = {
-      {"axpy", "65536", [](auto& c) { search::vector_axpy(c, 256, 4); }},
-      {"matmul", "128x128x32", [](auto& c) { search::tiled_matmul(c, 16, 8, 16, 8, 8); }},
-      {"matmul", "64x64x32", [](auto& c) { search::tiled_matmul(c, 16, 4, 16, 4, 8); }},
-  };
-  for (const Recipe& r : recipes) {
-    const backbone::ZooLookup lookup = backbone::lookup_kernel(r.kernel, r.sizes);
+  for (const search::Recipe& r : search::benchmark_recipes()) {
+    const backbone::ZooLookup lookup = backbone::lookup_kernel(r.kernel, r.small_sizes);
     ASSERT_TRUE(lookup.ok()) << lookup.error;
     const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
     search::HandCandidate hand(kernel);
@@ -180,7 +169,7 @@ void check_recipes(device::CudaEvaluator& device) {
         search::kernel_code(hand.complete(), device::Language::ptx, "recipe");
     const auto problem = search::make_problem(*lookup.info, lookup.sizes, kernel, /*seed=*/3);
     const device::Evaluation e = device.evaluate(code, problem);
-    EXPECT_EQ(e.check, device::Check::ok) << r.kernel << " " << r.sizes << ": " << e.message;
+    EXPECT_EQ(e.check, device::Check::ok) << r.name << " at " << r.small_sizes << ": " << e.message;
   }
 }
 
