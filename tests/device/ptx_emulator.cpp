@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cctype>
 #include <charconv>
@@ -785,6 +786,11 @@ struct Stamp {
   int read_line = 0;
 };
 
+/// The (x, y, z) of the `linear`-th thread of a block, or block of a grid, of `dims`.
+std::array<std::uint64_t, 3> coordinates(std::uint64_t linear, const Dim3& dims) {
+  return {linear % dims.x, linear / dims.x % dims.y, linear / dims.x / dims.y};
+}
+
 /// A region of global memory a launch may change.
 struct Region {
   unsigned char* at;
@@ -809,10 +815,9 @@ Outcome Module::Impl::execute(const Entry& entry, const Launch& launch, bool rev
   std::uint64_t phase = 0;
 
   auto thread_name = [&](std::uint64_t launch_thread) {
-    const std::uint64_t b = launch_thread / threads, t = launch_thread % threads;
-    return fmt::format("thread ({},{},{}) of block ({},{},{})", t % block.x, t / block.x % block.y,
-                       t / block.x / block.y, b % launch.grid.x, b / launch.grid.x % launch.grid.y,
-                       b / launch.grid.x / launch.grid.y);
+    const auto [tx, ty, tz] = coordinates(launch_thread % threads, block);
+    const auto [bx, by, bz] = coordinates(launch_thread / threads, launch.grid);
+    return fmt::format("thread ({},{},{}) of block ({},{},{})", tx, ty, tz, bx, by, bz);
   };
   auto shared_name = [&](std::uint64_t offset) {
     for (const SharedArray& a : entry.shared) {
@@ -868,18 +873,11 @@ Outcome Module::Impl::execute(const Entry& entry, const Launch& launch, bool rev
     std::fill(states.begin(), states.end(), State::running);
     std::fill(shared.begin(), shared.end(), kPoisonByte);
     std::fill(shared_stamps.begin(), shared_stamps.end(), Stamp{});  // each block has its own
-    const std::uint64_t special[12] = {0,
-                                       0,
-                                       0,
-                                       block.x,
-                                       block.y,
-                                       block.z,
-                                       b % launch.grid.x,
-                                       b / launch.grid.x % launch.grid.y,
-                                       b / launch.grid.x / launch.grid.y,
-                                       launch.grid.x,
-                                       launch.grid.y,
-                                       launch.grid.z};
+    const std::array<std::uint64_t, 3> ctaid = coordinates(b, launch.grid);
+    // The special registers but %tid, in the order of kSpecials.
+    const std::uint64_t special[12] = {
+        0,        0,        0,        block.x,       block.y,       block.z,
+        ctaid[0], ctaid[1], ctaid[2], launch.grid.x, launch.grid.y, launch.grid.z};
     ++phase;
     while (true) {
       for (std::uint64_t k = 0; k < threads; ++k) {
@@ -887,7 +885,7 @@ Outcome Module::Impl::execute(const Entry& entry, const Launch& launch, bool rev
         if (states[t] != State::running) continue;
         std::uint64_t* r = regs.data() + t * registers;
         const std::uint64_t who = b * threads + t;
-        const std::uint64_t tid[3] = {t % block.x, t / block.x % block.y, t / block.x / block.y};
+        const std::array<std::uint64_t, 3> tid = coordinates(t, block);
         auto value = [&](const Operand& o) -> std::uint64_t {
           switch (o.kind) {
             case Operand::Kind::reg:
