@@ -12,17 +12,18 @@ namespace sculpt::codegen {
 using backbone::DimId;
 using backbone::InstId;
 
-Lowering::Lowering(const backbone::Kernel& k, Decisions decisions)
-    : kernel(k),
-      d(std::move(decisions)),
-      inst_index(k.inst_capacity(), -1),
-      ancestors(k.inst_capacity()),
-      array_of(k.inst_capacity(), -1),
-      array_dims_of(k.inst_capacity()),
-      is_init(k.inst_capacity(), false),
-      memory_of(k.mem_capacity(), -1),
-      temp_stride(k.mapping_capacity(), 0) {
-  out.name = k.name();
+Lowering::Lowering(const gpu_space::Candidate& c)
+    : candidate(c),
+      kernel(c.backbone().kernel()),
+      d(read_decisions(c)),
+      inst_index(kernel.inst_capacity(), -1),
+      ancestors(kernel.inst_capacity()),
+      array_of(kernel.inst_capacity(), -1),
+      array_dims_of(kernel.inst_capacity()),
+      is_init(kernel.inst_capacity(), false),
+      memory_of(kernel.mem_capacity(), -1),
+      temp_stride(kernel.mapping_capacity(), 0) {
+  out.name = kernel.name();
 }
 
 bool Lowering::is_ancestor(int dim, InstId inst) const {
@@ -64,7 +65,7 @@ IndexExpr Lowering::logical_index(InstId inst, const backbone::AffineExpr& expr)
 
 LoweredKernel lower(const gpu_space::Candidate& candidate) {
   const bool log = std::getenv("SCULPT_LOG_LOWERING") != nullptr;
-  Lowering l(candidate.backbone().kernel(), read_decisions(candidate));
+  Lowering l(candidate);
   const std::pair<const char*, void (*)(Lowering&)> steps[] = {
       {"build the loop tree", build_loop_tree},     {"assign registers", assign_registers},
       {"lay out memory", lay_out_memory},           {"lower instructions", lower_instructions},

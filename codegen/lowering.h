@@ -10,6 +10,7 @@
 namespace sculpt::codegen {
 
 struct Lowering {
+  const gpu_space::Candidate& candidate;
   const backbone::Kernel& kernel;
   Decisions d;
   LoweredKernel out;
@@ -27,7 +28,7 @@ struct Lowering {
   std::vector<int> memory_of;
   std::vector<std::int64_t> temp_stride;
 
-  Lowering(const backbone::Kernel& k, Decisions decisions);
+  explicit Lowering(const gpu_space::Candidate& c);
 
   int loop_dim(backbone::DimId dim) const { return d.class_of[dim.value]; }
   bool is_ancestor(int dim, backbone::InstId inst) const;
