@@ -301,7 +301,7 @@ class PtxPrinter {
         SCULPT_CHECK(inst.type == ElemType::kF32) << "the PTX printer has exp for f32 only";
         // exp(x) = 2^(x log2 e).
         const std::string scaled = declare("f32", fmt::format("%ex{}", temporaries_++));
-        line(fmt::format("{}mul.rn.f32 {}, {}, 0f3FB8AA3B;", guard, scaled, a[0]));
+        line(fmt::format("{}mul.rn.f32 {}, {}, 0f3FB8AA3B;  // {}", guard, scaled, a[0], inst.name));
         text = fmt::format("ex2.approx.f32 {}, {}", d, scaled);
         break;
       }
