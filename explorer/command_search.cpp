@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
-#include <regex>
 
 #include "backbone/zoo/zoo.h"
 #include "codegen/c_printer.h"
@@ -18,8 +17,10 @@
 #include "explorer/command.h"
 #include "explorer/event_log.h"
 #include "explorer/stop_on_signal.h"
+#include "perf_model/description.h"
 #include "search/problem.h"
 #include "search/random_search.h"
+#include "support/duration.h"
 #include "support/progress.h"
 #ifdef SCULPT_HAVE_CUDA
 #include "device/cuda_evaluator.h"
@@ -44,22 +45,6 @@ struct SearchCommandOptions {
 int fail(const std::string& message) {
   std::fprintf(stderr, "sculpt search: %s\n", message.c_str());
   return kExitUsage;
-}
-
-/// "90s", "10m", "1h", "2.5m", "1h30m": seconds; nullopt when malformed.
-std::optional<double> parse_budget(const std::string& text) {
-  static const std::regex whole(R"(^([0-9]+(\.[0-9]+)?[hms])+$)");
-  static const std::regex part(R"(([0-9]+(?:\.[0-9]+)?)([hms]))");
-  if (!std::regex_match(text, whole)) return std::nullopt;
-  double seconds = 0;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), part); it != std::sregex_iterator();
-       ++it) {
-    const std::string unit = (*it)[2];
-    const double scale = unit == "h" ? 3600 : unit == "m" ? 60 : 1;
-    // strtod, not stod: a number past a double's range is infinite (no limit), not an exception.
-    seconds += std::strtod((*it)[1].str().c_str(), nullptr) * scale;
-  }
-  return seconds;
 }
 
 /// The device the user asked for; nullptr with a message when it cannot be had.
@@ -88,20 +73,6 @@ std::unique_ptr<device::Evaluator> make_device(const std::string& name, std::str
   }
 }
 
-/// The unit that writes `ns` with one to three digits before the point: ns, us, ms or s.
-std::pair<double, const char*> duration_unit(double ns) {
-  if (ns < 1e3) return {1, "ns"};
-  if (ns < 1e6) return {1e3, "us"};
-  if (ns < 1e9) return {1e6, "ms"};
-  return {1e9, "s"};
-}
-
-/// "434.5 ms", "3.115 us": four significant digits in the unit duration_unit picks.
-std::string format_time(double ns) {
-  const auto [scale, unit] = duration_unit(ns);
-  return fmt::format("{:.4g} {}", ns / scale, unit);
-}
-
 /// " (3 ok, 1 timeout)", or nothing when nothing was evaluated.
 std::string check_counts(const std::map<std::string, std::int64_t>& counts) {
   std::string out;
@@ -118,7 +89,7 @@ int run_search(const SearchCommandOptions& o) {
     return fail(fmt::format("--cutoff {} is neither 0 (off) nor a factor of at least 1", o.cutoff));
   }
   std::optional<double> budget;
-  if (o.budget && !(budget = parse_budget(*o.budget))) {
+  if (o.budget && !(budget = support::parse_duration(*o.budget))) {
     return fail("malformed --budget '" + *o.budget +
                 "' (expected numbers with s, m or h: 90s, 10m, 1h30m)");
   }
@@ -127,7 +98,7 @@ int run_search(const SearchCommandOptions& o) {
   if (!device) return fail(error);
 
   const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
-  const auto root = gpu_space::make_root(kernel, gpu_space::DeviceDescription::sm90());
+  const auto root = gpu_space::make_root(kernel, perf_model::Description::named("sm_90").limits);
   if (root->conflict()) {
     std::fprintf(stderr, "sculpt search: the space of %s is empty: %s\n", o.kernel.c_str(),
                  root->conflict()->to_string().c_str());
@@ -213,7 +184,7 @@ int run_search(const SearchCommandOptions& o) {
         write_best_code(dir,
                         search::kernel_code(static_cast<const gpu_space::Candidate&>(*replayed),
                                             language, "candidate"),
-                        best->id, what, format_time(*best->time_ns));
+                        best->id, what, support::format_ns(*best->time_ns));
       } catch (const std::runtime_error& e) {
         return fail(e.what());
       }
@@ -252,10 +223,10 @@ int run_search(const SearchCommandOptions& o) {
             ++counts[entry.check];
             if (improves(entry)) {
               best = entry;
-              write_best_code(dir, e.code, entry.id, what, format_time(*entry.time_ns));
+              write_best_code(dir, e.code, entry.id, what, support::format_ns(*entry.time_ns));
             }
             progress.update(
-                ++done, best ? fmt::format("best {} (#{})", format_time(*best->time_ns), best->id)
+                ++done, best ? fmt::format("best {} (#{})", support::format_ns(*best->time_ns), best->id)
                              : std::string("no valid candidate yet"));
           });
     } catch (const device::DeviceError& e) {
@@ -280,9 +251,9 @@ int run_search(const SearchCommandOptions& o) {
   if (!best) {
     fmt::print("no valid candidate\n");
   } else {
-    const auto [scale, unit] = duration_unit(*best->time_ns);
+    const auto [scale, unit] = support::duration_unit(*best->time_ns);
     fmt::print("best: candidate {}, {} (spread {:.2g} {} over {} runs){}\n", best->id,
-               format_time(*best->time_ns), best->spread_ns / scale, unit, best->runs,
+               support::format_ns(*best->time_ns), best->spread_ns / scale, unit, best->runs,
                best_code_id(dir, language) == best->id
                    ? fmt::format(", code in {}", best_code_path(dir, language).string())
                    : "");
