@@ -16,6 +16,7 @@
 #include "backbone/zoo/zoo.h"
 #include "bench/candidate_bench.h"
 #include "gpu_space/space.h"
+#include "perf_model/description.h"
 #include "search/descent.h"
 
 namespace {
@@ -27,7 +28,7 @@ std::unique_ptr<Candidate> matmul_root() {
   if (info == nullptr) std::abort();
   auto root =
       sculpt::gpu_space::make_root(info->build(sculpt::backbone::default_sizes(info->sizes)),
-                                   sculpt::gpu_space::DeviceDescription::sm90());
+                                   sculpt::perf_model::Description::named("sm_90").limits);
   if (root->conflict()) std::abort();
   return root;
 }

@@ -4,12 +4,10 @@
 
 namespace sculpt::gpu_space {
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceDescription, name, compute_capability,
-                                                max_threads_per_block, max_thread_level_size,
-                                                max_block_dims, max_unroll, shared_mem_per_block,
-                                                max_register_estimate, max_global_temp_elements)
-
-DeviceDescription DeviceDescription::sm90() { return DeviceDescription{}; }
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceDescription, name, compute_capability,
+                                   max_threads_per_block, max_thread_level_size, max_block_dims,
+                                   max_unroll, shared_mem_per_block, max_register_estimate,
+                                   max_global_temp_elements)
 
 std::optional<DeviceDescription> DeviceDescription::from_json(std::string_view text,
                                                               std::string* error) {

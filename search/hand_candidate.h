@@ -9,13 +9,14 @@
 #include <string>
 
 #include "gpu_space/space.h"
+#include "perf_model/description.h"
 
 namespace sculpt::search {
 
 class HandCandidate {
  public:
   explicit HandCandidate(backbone::Kernel kernel,
-                         const gpu_space::DeviceDescription& device = gpu_space::DeviceDescription::sm90());
+                         const gpu_space::DeviceDescription& device = perf_model::Description::named("sm_90").limits);
 
   const backbone::Kernel& kernel() const { return candidate_->backbone().kernel(); }
 

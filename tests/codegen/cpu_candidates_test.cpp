@@ -11,6 +11,7 @@
 #include "codegen/c_printer.h"
 #include "codegen/lower.h"
 #include "device/cpu_evaluator.h"
+#include "perf_model/description.h"
 #include "search/descent.h"
 #include "search/problem.h"
 #include "tests/backbone/zoo_names.h"
@@ -29,7 +30,7 @@ TEST_P(CpuCandidates, RandomCandidatesComputeTheReference) {
   const backbone::KernelInfo& info = *backbone::find_kernel(GetParam());
   const backbone::Sizes sizes = backbone::test_sizes(info.sizes);
   const backbone::Kernel kernel = info.build(sizes);
-  const auto root = gpu_space::make_root(kernel, gpu_space::DeviceDescription::sm90());
+  const auto root = gpu_space::make_root(kernel, perf_model::Description::named("sm_90").limits);
   ASSERT_FALSE(root->conflict()) << root->conflict()->to_string();
   const auto problem = search::make_problem(info, sizes, kernel, /*seed=*/5);
   // Checking needs the warm-up run only; without timing, compilation may overlap measuring.

@@ -26,6 +26,7 @@
 #include "codegen/lower.h"
 #include "codegen/ptx_printer.h"
 #include "gpu_space/space.h"
+#include "perf_model/description.h"
 #include "search/descent.h"
 #include "search/random_search.h"
 #include "tests/backbone/zoo_names.h"
@@ -96,7 +97,7 @@ struct Tool {
   int candidates = 0;  // per kernel, unless SCULPT_CANDIDATES says
 };
 
-int compute_capability() { return gpu_space::DeviceDescription::sm90().compute_capability; }
+int compute_capability() { return perf_model::Description::named("sm_90").limits.compute_capability; }
 
 const Tool kPtxas{"ptxas",
                   "SCULPT_PTXAS",
@@ -141,7 +142,7 @@ class CudaToolkit : public testing::TestWithParam<std::string> {
   void check_candidates(const Tool& tool) {
     const backbone::KernelInfo& info = *backbone::find_kernel(GetParam());
     const backbone::Kernel kernel = info.build(backbone::test_sizes(info.sizes));
-    const auto root = gpu_space::make_root(kernel, gpu_space::DeviceDescription::sm90());
+    const auto root = gpu_space::make_root(kernel, perf_model::Description::named("sm_90").limits);
     ASSERT_FALSE(root->conflict()) << root->conflict()->to_string();
     std::mt19937_64 rng(std::hash<std::string>()(info.name) + 2);
     int compiled = 0;

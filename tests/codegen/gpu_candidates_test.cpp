@@ -11,6 +11,7 @@
 
 #include "backbone/zoo/zoo.h"
 #include "device/cuda_evaluator.h"
+#include "perf_model/description.h"
 #include "search/descent.h"
 #include "search/problem.h"
 #include "search/random_search.h"
@@ -65,7 +66,7 @@ void check_random_candidates(device::CudaEvaluator& device, const std::string& n
   const backbone::ZooLookup lookup = backbone::lookup_kernel(name, sizes);
   ASSERT_TRUE(lookup.ok()) << lookup.error;
   const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
-  const auto root = gpu_space::make_root(kernel, gpu_space::DeviceDescription::sm90());
+  const auto root = gpu_space::make_root(kernel, perf_model::Description::named("sm_90").limits);
   ASSERT_FALSE(root->conflict()) << root->conflict()->to_string();
   const auto problem = search::make_problem(*lookup.info, lookup.sizes, kernel, /*seed=*/9);
   std::mt19937_64 rng(std::hash<std::string>()(name) + 1);
@@ -133,7 +134,7 @@ INSTANTIATE_TEST_SUITE_P(Zoo, EmulatedCandidates, testing::ValuesIn(backbone::zo
 void check_fault_is_survived(device::CudaEvaluator& device) {
   const backbone::ZooLookup lookup = backbone::lookup_kernel("axpy", "4096");
   const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
-  const auto root = gpu_space::make_root(kernel, gpu_space::DeviceDescription::sm90());
+  const auto root = gpu_space::make_root(kernel, perf_model::Description::named("sm_90").limits);
   const auto problem = search::make_problem(*lookup.info, lookup.sizes, kernel, 1);
   std::mt19937_64 rng(3);
   search::Descent descent = search::random_descent(*root, rng);

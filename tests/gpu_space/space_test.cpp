@@ -12,6 +12,7 @@
 
 #include "backbone/zoo/zoo.h"
 #include "gpu_space/space.h"
+#include "perf_model/description.h"
 #include "search/descent.h"
 #include "tests/backbone/zoo_names.h"
 
@@ -24,7 +25,7 @@ std::unique_ptr<Candidate> root_of(const std::string& name, bool test_sizes = tr
   const backbone::KernelInfo& info = *backbone::find_kernel(name);
   const backbone::Sizes sizes =
       test_sizes ? backbone::test_sizes(info.sizes) : backbone::default_sizes(info.sizes);
-  return make_root(info.build(sizes), DeviceDescription::sm90());
+  return make_root(info.build(sizes), perf_model::Description::named("sm_90").limits);
 }
 
 std::uint32_t stmt(const backbone::Kernel& kernel, const backbone::Dimension& d) {
@@ -92,7 +93,7 @@ TEST(GpuSpace, FusedDimensionsShareSizeAndKind) {
 // A block of more threads than the device allows is refused as soon as the sizes say so.
 TEST(GpuSpace, ThreadsPerBlockAreBoundedByTheDevice) {
   const backbone::KernelInfo& info = *backbone::find_kernel("matmul");
-  DeviceDescription device = DeviceDescription::sm90();
+  DeviceDescription device = perf_model::Description::named("sm_90").limits;
   device.max_threads_per_block = 64;
   auto candidate = make_root(info.build(backbone::default_sizes(info.sizes)), device);
   ASSERT_FALSE(candidate->conflict());

@@ -13,6 +13,7 @@
 
 #include "backbone/zoo/zoo.h"
 #include "device/pipeline.h"
+#include "perf_model/description.h"
 #include "search/problem.h"
 #include "search/random_search.h"
 
@@ -65,7 +66,7 @@ class RandomSearch : public testing::Test {
     ASSERT_NE(info, nullptr);
     const backbone::Sizes sizes = backbone::default_sizes(info->sizes);
     const backbone::Kernel kernel = info->build(sizes);
-    root_ = gpu_space::make_root(kernel, gpu_space::DeviceDescription::sm90());
+    root_ = gpu_space::make_root(kernel, perf_model::Description::named("sm_90").limits);
     problem_ = make_problem(*info, sizes, kernel, 1);
   }
 
