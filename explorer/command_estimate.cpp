@@ -20,7 +20,9 @@
 #include "explorer/command.h"
 #include "explorer/stop_on_signal.h"
 #include "gpu_space/space.h"
+#include "perf_model/model.h"
 #include "search/estimate.h"
+#include "support/duration.h"
 #include "support/progress.h"
 
 namespace sculpt::explorer {
@@ -39,6 +41,10 @@ struct EstimateOptions {
   std::optional<std::int64_t> probes;
   std::uint64_t seed = 1;
   std::int64_t jobs = 0;
+  std::string description = "sm_90";
+  /// Cut: the share of nodes at `depth` whose lower bound is below `cut`.
+  std::optional<std::string> cut;
+  std::int64_t depth = 10;
 };
 
 /// Three significant digits, exponents written as in the paper (1.83e21); small counts whole.
@@ -121,10 +127,27 @@ int run_estimate(const EstimateOptions& options) {
     fmt::print(stderr, "sculpt estimate: {}\n", lookup.error);
     return kExitUsage;
   }
-  const gpu_space::DeviceDescription device = gpu_space::DeviceDescription::sm90();
-  const auto root = gpu_space::make_root(lookup.info->build(lookup.sizes), device);
+  std::optional<double> cut;
+  if (options.cut && !(cut = support::parse_duration(*options.cut))) {
+    fmt::print(stderr, "sculpt estimate: malformed --cut '{}' (expected a time: 55.5us, 1.2ms)\n",
+               *options.cut);
+    return kExitUsage;
+  }
+  if (options.depth < 0) {
+    fmt::print(stderr, "sculpt estimate: --depth is {}, not a number of decisions\n", options.depth);
+    return kExitUsage;
+  }
+  std::string error;
+  const std::optional<perf_model::Description> description =
+      perf_model::Description::load(options.description, &error);
+  if (!description) {
+    fmt::print(stderr, "sculpt estimate: {}\n", error);
+    return kExitUsage;
+  }
+  const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
+  const auto root = gpu_space::make_root(kernel, description->limits);
   fmt::print("{} {} on {}: {} open choices at the root\n", lookup.info->name,
-             backbone::format_sizes(lookup.sizes), device.name, root->open_instance_count());
+             backbone::format_sizes(lookup.sizes), description->name, root->open_instance_count());
   std::fflush(stdout);  // before the progress bar on stderr
   if (root->conflict()) fmt::print("the space is empty: {}\n", root->conflict()->to_string());
   const auto samples = static_cast<std::size_t>(options.samples);
@@ -147,6 +170,29 @@ int run_estimate(const EstimateOptions& options) {
           format_interval(estimate.leaves), count_of(done, samples, "sample"), 100 * dead.rate,
           100 * dead.low, 100 * dead.high, estimate.mean_depth, seconds,
           static_cast<double>(done) / seconds);
+    }
+  }
+  if (cut && !stop.requested()) {
+    const perf_model::Model model(kernel, *description);
+    const double cut_ns = *cut * 1e9;
+    const auto keep = [&](const spacegen::CandidateBase& node) {
+      return model.bound(static_cast<const gpu_space::Candidate&>(node)).ns < cut_ns;
+    };
+    const auto depth = static_cast<std::size_t>(options.depth);
+    const auto [estimate, seconds] =
+        timed(options, stop, samples, "cut descents", [&](const search::Sampling& sampling) {
+          return search::cut_estimate(*root, depth, keep, samples, sampling);
+        });
+    const std::size_t done = estimate.nodes.samples;
+    if (done == 0) {
+      fmt::print("cut    no sample finished\n");
+    } else {
+      fmt::print("cut    at {} on depth {} ({}, {:.1f} s): {} nodes, {:.3g}% of them with a bound "
+                 "below the cut; {} candidates, {} below kept nodes\n",
+                 support::format_ns(cut_ns), depth, count_of(done, samples, "sample"), seconds,
+                 format_interval(estimate.nodes),
+                 estimate.nodes.mean > 0 ? 100 * estimate.kept_nodes.mean / estimate.nodes.mean : 0.0,
+                 format_count(estimate.leaves.mean), format_interval(estimate.kept_leaves));
     }
   }
   if (chen && !stop.requested()) {
@@ -193,6 +239,15 @@ Command add_estimate_command(CLI::App& sculpt) {
       ->transform(decimal_int64());
   add_seed_option(*app, options->seed, "Seed of the random choices");
   app->add_option("--jobs,-j", options->jobs, "Threads drawing samples (0: every hardware thread)")
+      ->transform(decimal_int64())
+      ->capture_default_str();
+  app->add_option("--description", options->description,
+                  "Device description: a shipped one (sm_90, cpu) or a file")
+      ->capture_default_str();
+  app->add_option("--cut", options->cut,
+                  "Also estimate, with --samples Knuth descents, the nodes at --depth whose lower "
+                  "bound is below this time (55.5us), and the candidates below them");
+  app->add_option("--depth", options->depth, "Depth of the cut, in decisions")
       ->transform(decimal_int64())
       ->capture_default_str();
   return Command{app, [options] { return run_estimate(*options); }};

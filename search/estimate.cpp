@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -114,7 +115,13 @@ Proportion proportion(std::size_t hits, std::size_t samples) {
   return p;
 }
 
-KnuthSample knuth_sample(const CandidateBase& root, std::mt19937_64& rng) {
+namespace {
+
+/// Knuth's descent from `root`, calling `at_depth(node, weight)` on the node `depth` decisions
+/// down (when the descent gets there), weight being the product of valid children above it.
+template <typename AtDepth>
+KnuthSample descend(const CandidateBase& root, std::mt19937_64& rng, std::size_t depth,
+                    AtDepth&& at_depth) {
   KnuthSample sample;
   if (root.conflict()) {
     sample.dead_end = true;
@@ -122,7 +129,10 @@ KnuthSample knuth_sample(const CandidateBase& root, std::mt19937_64& rng) {
   }
   sample.leaves = 1;
   std::unique_ptr<CandidateBase> node = root.clone();
-  while (std::optional<InstanceRef> choice = node->first_open_instance()) {
+  while (true) {
+    if (sample.depth == depth) at_depth(*node, sample.leaves);
+    const std::optional<InstanceRef> choice = node->first_open_instance();
+    if (!choice) break;
     std::vector<std::unique_ptr<CandidateBase>> children =
         valid_children(*node, *choice, &sample.propagations);
     if (children.empty()) {
@@ -136,6 +146,39 @@ KnuthSample knuth_sample(const CandidateBase& root, std::mt19937_64& rng) {
     ++sample.depth;
   }
   return sample;
+}
+
+}  // namespace
+
+KnuthSample knuth_sample(const CandidateBase& root, std::mt19937_64& rng) {
+  return descend(root, rng, std::numeric_limits<std::size_t>::max(), [](const CandidateBase&, double) {});
+}
+
+CutSample cut_sample(const CandidateBase& root, std::size_t depth,
+                     const std::function<bool(const CandidateBase&)>& keep, std::mt19937_64& rng) {
+  CutSample sample;
+  sample.descent = descend(root, rng, depth, [&](const CandidateBase& node, double weight) {
+    sample.nodes = weight;
+    sample.kept = keep(node);
+  });
+  return sample;
+}
+
+CutEstimate cut_estimate(const CandidateBase& root, std::size_t depth,
+                         const std::function<bool(const CandidateBase&)>& keep, std::size_t samples,
+                         const Sampling& sampling) {
+  SCULPT_CHECK(samples > 0) << "an estimate needs at least one sample";
+  MeanAccumulator nodes, kept_nodes, leaves, kept_leaves;
+  draw_samples(
+      samples, sampling,
+      [&](std::mt19937_64& rng) { return std::optional(cut_sample(root, depth, keep, rng)); },
+      [&](const CutSample& sample) {
+        nodes.add(sample.nodes);
+        kept_nodes.add(sample.kept ? sample.nodes : 0);
+        leaves.add(sample.descent.leaves);
+        kept_leaves.add(sample.kept ? sample.descent.leaves : 0);
+      });
+  return {nodes.estimate(), kept_nodes.estimate(), leaves.estimate(), kept_leaves.estimate()};
 }
 
 KnuthEstimate knuth_estimate(const CandidateBase& root, std::size_t samples,

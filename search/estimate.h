@@ -98,6 +98,35 @@ struct KnuthEstimate {
 KnuthEstimate knuth_estimate(const spacegen::CandidateBase& root, std::size_t samples,
                              const Sampling& sampling = {});
 
+/// One descent of Knuth's method that also weighs the node it passes at `depth` decisions from the
+/// root (the paper's Table 3: how much of a tree a cut on its first levels removes): that node
+/// stands for `nodes` nodes of its depth (the product of the numbers of valid children above it;
+/// 0 when the descent ended before that depth), `kept` says whether `keep` holds for it, and the
+/// descent goes on to estimate the leaves below it.
+struct CutSample {
+  double nodes = 0;
+  bool kept = false;
+  KnuthSample descent;
+};
+CutSample cut_sample(const spacegen::CandidateBase& root, std::size_t depth,
+                     const std::function<bool(const spacegen::CandidateBase&)>& keep,
+                     std::mt19937_64& rng);
+
+struct CutEstimate {
+  /// Nodes at the depth, and those `keep` holds for.
+  MeanEstimate nodes;
+  MeanEstimate kept_nodes;
+  /// Fully specified candidates, and those below a kept node at the depth (what a search that
+  /// cuts there still has to explore).
+  MeanEstimate leaves;
+  MeanEstimate kept_leaves;
+};
+/// `samples` such descents (at least 1) from `root`, fewer if a stop is requested. `keep` is
+/// called from the sampling threads at once.
+CutEstimate cut_estimate(const spacegen::CandidateBase& root, std::size_t depth,
+                         const std::function<bool(const spacegen::CandidateBase&)>& keep,
+                         std::size_t samples, const Sampling& sampling = {});
+
 /// One probe of Chen's heuristic sampling (see estimate.cpp), over strata keyed by the
 /// lexicographic pair (depth, open choices left), as in the paper. The strata of one depth are
 /// expanded in parallel (TBB, in the caller's arena); the probe is the same on any number of
