@@ -64,6 +64,8 @@ class CCompiler {
   void resume();
 
   const std::string& compiler() const { return compiler_; }
+  /// /proc/cpuinfo's "model name" line, whole; empty where it has none.
+  const std::string& processor() const { return processor_; }
   const std::filesystem::path& cache_dir() const { return cache_dir_; }
   CompilerStats stats() const;
 
