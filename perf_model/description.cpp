@@ -35,7 +35,7 @@ constexpr std::array<FigureField<GpuRates>, 26> kGpuFields = {{
     {"fp64_latency", &GpuRates::fp64_latency},
     {"special_latency", &GpuRates::special_latency},
     {"shared_latency", &GpuRates::shared_latency},
-    {"l2_latency", &GpuRates::l2_latency},
+    {"global_latency", &GpuRates::global_latency},
     {"barrier_latency", &GpuRates::barrier_latency},
     {"l1_bytes_per_clock", &GpuRates::l1_bytes_per_clock},
     {"sector_bytes", &GpuRates::sector_bytes},

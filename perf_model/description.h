@@ -37,7 +37,8 @@ struct GpuRates {
   Figure fp64_latency;
   Figure special_latency;
   Figure shared_latency;
-  Figure l2_latency;  ///< a global load that hits L2: the first touch of a line in a kernel
+  /// The fastest a global load returns (an L1 hit: a line another warp of the SM brought in).
+  Figure global_latency;
   Figure barrier_latency;
   Figure l1_bytes_per_clock;  ///< the L1 / shared-memory data path, per SM
   Figure sector_bytes;        ///< the unit of global memory transactions

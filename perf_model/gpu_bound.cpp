@@ -470,8 +470,11 @@ class GpuBound {
         most = std::max(most, accumulators);
       }
     }
-    const double cap = std::min(gpu_.rates.max_registers_per_thread.value,
-                                std::floor(gpu_.rates.registers_per_sm.value / (warps_hi_ * gpu_.warp)));
+    // A block of W warps must fit: ptxas gives a thread at most the registers file over 32 W,
+    // in steps of 8 (a warp's 256-register allocation unit).
+    const double cap = std::min(
+        gpu_.rates.max_registers_per_thread.value,
+        8 * std::floor(gpu_.rates.registers_per_sm.value / (warps_hi_ * gpu_.warp) / 8));
     return std::min(most, cap);
   }
 
@@ -501,7 +504,7 @@ class GpuBound {
       case LatencyKind::special:
         return r.fp32_latency.value + r.special_latency.value;
       case LatencyKind::global_load:
-        return r.l2_latency.value;
+        return r.global_latency.value;
       case LatencyKind::temp_load:
         return r.shared_latency.value;
     }
