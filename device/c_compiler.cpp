@@ -44,17 +44,6 @@ class Hash {
   std::uint64_t state_ = 0xCBF29CE484222325ull;
 };
 
-// The processor's model name: with -march=native, objects built on another model (a cache folder
-// shared between machines) could use instructions this one lacks.
-std::string processor_model() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (line.starts_with("model name")) return line;
-  }
-  return {};
-}
-
 // An entry of the cache: a source and its object share a name (their hash).
 struct CacheEntry {
   // file_clock's epoch lies in the future (2174 in libstdc++): start from its minimum, not 0.
@@ -93,6 +82,15 @@ void trim_cache(const std::filesystem::path& dir, std::uintmax_t limit) {
 
 }  // namespace
 
+std::string processor_model_line() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.starts_with("model name")) return line;
+  }
+  return {};
+}
+
 CCompiler::CCompiler(std::string compiler, std::vector<std::string> flags,
                      std::filesystem::path cache_dir, std::chrono::milliseconds timeout,
                      std::uintmax_t cache_limit)
@@ -122,7 +120,9 @@ CCompiler::CCompiler(std::string compiler, std::vector<std::string> flags,
                                         : ""));
   }
   version_ = probe->output.substr(0, probe->output.find('\n'));
-  processor_ = processor_model();
+  // With -march=native, objects built on another model (a cache folder shared between
+  // machines) could use instructions this one lacks: the model is part of every key.
+  processor_ = processor_model_line();
   std::error_code error;
   std::filesystem::create_directories(cache_dir_, error);
   if (error && !cache_given && cache_dir_ != temporary_cache_dir()) {

@@ -23,6 +23,9 @@ struct CompilerStats {
   std::int64_t peak_concurrent = 0;  ///< most compiler runs seen at the same time
 };
 
+/// /proc/cpuinfo's "model name" line, whole; empty where it has none.
+std::string processor_model_line();
+
 class CCompiler {
  public:
   struct Result {
@@ -64,8 +67,6 @@ class CCompiler {
   void resume();
 
   const std::string& compiler() const { return compiler_; }
-  /// /proc/cpuinfo's "model name" line, whole; empty where it has none.
-  const std::string& processor() const { return processor_; }
   const std::filesystem::path& cache_dir() const { return cache_dir_; }
   CompilerStats stats() const;
 

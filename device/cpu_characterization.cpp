@@ -606,9 +606,10 @@ CpuCharacteristics characterize_cpu(const CpuCharacterizationOptions& options) {
   const std::filesystem::path empty = compile_or_throw(compiler, kEmptyKernel, "the empty kernel");
 
   CpuCharacteristics c;
-  c.model_name = model_name(compiler.processor());
+  c.model_name = model_name(processor_model_line());
   const std::vector<int> cpus = allowed_cpus();
   c.cores = static_cast<int>(cpus.size());
+  c.identity = cpu_identity();
   read_cache_sizes(cpus, c);
   const std::array<std::int64_t, kLevels> sets = working_sets(c);
 
@@ -643,6 +644,11 @@ CpuCharacteristics characterize_cpu(const CpuCharacterizationOptions& options) {
   c.section_seconds = timing.section_seconds;
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return c;
+}
+
+std::string cpu_identity() {
+  const std::string name = model_name(processor_model_line());
+  return fmt::format("{}, {} cores", name.empty() ? "unknown processor" : name, allowed_cpus().size());
 }
 
 }  // namespace sculpt::device

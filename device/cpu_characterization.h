@@ -37,6 +37,8 @@ struct MemoryLevel {
 struct CpuCharacteristics {
   /// /proc/cpuinfo's model name; empty where it gives none.
   std::string model_name;
+  /// cpu_identity() when measured.
+  std::string identity;
   /// CPUs this process may run on (its affinity mask).
   int cores = 0;
   /// The widest vector registers the compiler's flags enable (-march=native), in bytes.
@@ -75,6 +77,14 @@ struct CpuCharacteristics {
   /// How long the characterization took, compilation included.
   double seconds = 0;
 };
+
+/// Past this share of the CPUs' time taken by other work while measuring (others_busy), the rates
+/// are too low to trust.
+inline constexpr double kBusyShare = 0.05;
+
+/// "AMD EPYC, 2 cores": the processor's model name and the CPUs this process may run on, what
+/// tells a description of this machine from another's, without measuring anything.
+std::string cpu_identity();
 
 /// Measures this machine. Throws DeviceError when the C compiler does not run, the
 /// microbenchmarks do not compile, or their process fails.

@@ -165,7 +165,9 @@ std::optional<Description> Description::parse(std::string_view text, std::string
     if (!name.is_string()) invalid(origin, "name", "expected text");
     d.name = name.get<std::string>();
     if (json.contains("about") && json["about"].is_string()) d.about = json["about"].get<std::string>();
-    d.limits = parse_limits(member(json, "limits", origin, "top level"), origin);
+    const Json& limits = member(json, "limits", origin, "top level");
+    d.limits = parse_limits(limits, origin);
+    if (limits.is_string()) d.limits_of = limits.get<std::string>();
     const bool gpu = json.contains("gpu");
     if (gpu == json.contains("cpu")) invalid(origin, "top level", "expected one of 'gpu' and 'cpu'");
     if (gpu) {
@@ -218,7 +220,9 @@ Description Description::named(std::string_view name) {
 }
 
 std::string Description::to_json() const {
-  Json out = {{"name", name}, {"about", about}, {"limits", Json::parse(limits.to_json())}};
+  Json out = {{"name", name},
+              {"about", about},
+              {"limits", limits_of.empty() ? Json::parse(limits.to_json()) : Json(limits_of)}};
   if (gpu) out["gpu"] = rates_json(*gpu, kGpuFields);
   if (cpu) out["cpu"] = rates_json(*cpu, kCpuFields);
   return out.dump(2) + "\n";

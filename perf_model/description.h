@@ -74,8 +74,9 @@ struct Description {
   /// What the device is, in words.
   std::string about;
   /// The limits the space is bounded by. The CPU runs the space of a GPU, whose limits it
-  /// names in its file ("limits": "sm_90").
+  /// names in its file ("limits": "sm_90"): `limits_of` is then that name, written back as is.
   gpu_space::DeviceDescription limits;
+  std::string limits_of;
   /// Exactly one of the two.
   std::optional<GpuRates> gpu;
   std::optional<CpuRates> cpu;

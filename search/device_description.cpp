@@ -1,0 +1,167 @@
+#include "search/device_description.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "device/c_compiler.h"
+#include "support/atomic_file.h"
+
+namespace sculpt::search {
+namespace {
+
+/// Today, UTC: "2025-06-01".
+std::string today() {
+  const std::chrono::year_month_day day{
+      std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now())};
+  return fmt::format("{:04}-{:02}-{:02}", static_cast<int>(day.year()),
+                     static_cast<unsigned>(day.month()), static_cast<unsigned>(day.day()));
+}
+
+/// `x` to four significant digits, rounded up (a rate) or down (the launch floor), so that the
+/// bound stays valid.
+double round_outward(double x, bool up) {
+  const int exponent = static_cast<int>(std::floor(std::log10(x))) - 3;
+  const double scaled = x / std::pow(10.0, exponent);
+  return std::stod(fmt::format("{}e{}", up ? std::ceil(scaled) : std::floor(scaled), exponent));
+}
+
+/// "16 KiB", "8 MiB": a working set.
+std::string format_bytes(std::int64_t bytes) {
+  if (bytes >= (std::int64_t{1} << 20)) return fmt::format("{:.4g} MiB", bytes / 1048576.0);
+  return fmt::format("{:.4g} KiB", bytes / 1024.0);
+}
+
+std::string level_source(const device::MemoryLevel& level, const device::CpuCharacteristics& c,
+                         const char* larger, const std::string& how) {
+  const double fastest = std::max({level.read, level.write, level.copy});
+  return fmt::format(
+      "measured: {} per core on {} cores, 64-byte vectors, half again the fastest of read ({:.4g}), "
+      "write ({:.4g}) and copy ({:.4g}) bytes/s{}, {}",
+      format_bytes(level.bytes_per_core), c.cores, level.read, level.write, level.copy,
+      level.bandwidth > fastest ? fmt::format(", raised to the {}'s", larger) : "", how);
+}
+
+/// Other work on the machine (other processes; other guests of a virtual machine: DRAM reads
+/// here measured anywhere from 17 to 57 GB/s) slows what a measurement sees, so that a candidate
+/// measured at a quieter time can beat it: the description takes the bandwidths half again as
+/// high and the launch floor half as long, which keeps the bound valid at the cost of a little
+/// sharpness. The peak fp32 rate, measured on one core as well, is steady: it stays as measured.
+constexpr double kBandwidthMargin = 1.5;
+constexpr double kFloorMargin = 0.5;
+
+perf_model::CpuRates rates_of(const device::CpuCharacteristics& c) {
+  // A busy machine gives low rates: the figures say so.
+  const std::string when =
+      "sculpt characterize, " + today() +
+      (c.others_busy > device::kBusyShare
+           ? fmt::format(", the CPUs {:.0f}% busy with other work", 100 * c.others_busy)
+           : "");
+  const std::string timed = fmt::format(
+      "each the fastest of up to {} timed sections of {:g} ms or more in {} round{}, {}",
+      c.sections, c.section_seconds * 1e3 / 2, c.rounds, c.rounds == 1 ? "" : "s", when);
+  perf_model::CpuRates r;
+  r.cores = {static_cast<double>(c.cores),
+             "measured: the CPUs in the process's affinity mask, " + when};
+  r.fp32_per_second = {
+      round_outward(c.fp32_per_second, true),
+      fmt::format("measured: FMAs of 10 independent chains of 16-, 32- and 64-byte vectors (the "
+                  "fastest; {}-byte registers seen), on one core ({:.4g}/s) and on {} cores "
+                  "({:.4g}/s), per core the larger, {}",
+                  c.simd_bytes, c.fp32_one_core, c.cores, c.fp32_all_cores, timed)};
+  r.l1_bytes = {static_cast<double>(c.l1_bytes),
+                "measured: sysfs (/sys/devices/system/cpu/cpuN/cache), the level 1 data cache of "
+                "the first CPU of the affinity mask, " +
+                    when};
+  r.l2_bytes = {
+      static_cast<double>(c.l2_bytes),
+      "measured: sysfs, the level 2 cache of the first CPU of the affinity mask, " + when};
+  r.l3_bytes = {static_cast<double>(c.l3_bytes),
+                "measured: sysfs, every distinct level 3 cache of the CPUs of the affinity mask "
+                "together, " +
+                    when};
+  r.l1_bandwidth = {round_outward(c.l1.bandwidth * kBandwidthMargin, true),
+                     level_source(c.l1, c, "L2", timed)};
+  r.l2_bandwidth = {round_outward(c.l2.bandwidth * kBandwidthMargin, true),
+                     level_source(c.l2, c, "L3", timed)};
+  r.l3_bandwidth = {round_outward(c.l3.bandwidth * kBandwidthMargin, true),
+                     level_source(c.l3, c, "DRAM", timed)};
+  r.dram_bandwidth = {round_outward(c.dram.bandwidth * kBandwidthMargin, true),
+                     level_source(c.dram, c, "", timed)};
+  r.launch_floor_ns = {
+      round_outward(c.launch_floor_ns * kFloorMargin, false),
+      fmt::format("measured: half the fastest of {} runs of an empty OpenMP parallel region ({:.4g} "
+                  "ns), timed as the CPU device times a candidate's run, {}",
+                  c.launch_runs, c.launch_floor_ns, when)};
+  return r;
+}
+
+/// Where this machine's measured description is kept between searches (beside the compiler's
+/// cache, not in it: trimming it would lose the description). The number changes with the way
+/// measurements become figures (rates_of), so that an older file is measured again.
+std::filesystem::path cached_cpu_path() {
+  return device::CCompiler::default_cache_dir().parent_path() / "cpu-description-2.json";
+}
+
+/// The cached description of this machine, if it is one.
+std::optional<perf_model::Description> cached_cpu_description() {
+  const std::filesystem::path path = cached_cpu_path();
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string error;
+  std::optional<perf_model::Description> d = perf_model::Description::parse(text.str(), path.string(), &error);
+  if (!d || !d->cpu || d->about != device::cpu_identity()) return std::nullopt;
+  return d;
+}
+
+}  // namespace
+
+perf_model::Description cpu_description(const device::CpuCharacteristics& c) {
+  perf_model::Description d;
+  d.name = "cpu";
+  d.about = c.identity;
+  d.limits = perf_model::Description::named("sm_90").limits;
+  d.limits_of = "sm_90";
+  d.cpu = rates_of(c);
+  return d;
+}
+
+std::optional<perf_model::Description> device_description(std::string_view device,
+                                                          const std::string& requested,
+                                                          std::string* error) {
+  if (!requested.empty()) return perf_model::Description::load(requested, error);
+  if (device != "cpu") return perf_model::Description::named("sm_90");
+  if (std::optional<perf_model::Description> cached = cached_cpu_description()) return cached;
+  spdlog::warn("measuring this machine's CPU for the performance model (once; kept in {})",
+               cached_cpu_path().string());
+  try {
+    const device::CpuCharacteristics c = device::characterize_cpu();
+    if (c.others_busy > device::kBusyShare) {
+      spdlog::warn("other work kept the CPUs {:.0f}% busy while measuring: the bounds may be too "
+                   "high; sculpt characterize --device cpu --out {} measures again",
+                   100 * c.others_busy, cached_cpu_path().string());
+    }
+    perf_model::Description d = cpu_description(c);
+    try {
+      std::filesystem::create_directories(cached_cpu_path().parent_path());
+      support::write_atomically(cached_cpu_path(), d.to_json(), fmt::format("{}", getpid()));
+    } catch (const std::exception& e) {
+      spdlog::warn("cannot keep the CPU's description: {}", e.what());
+    }
+    return d;
+  } catch (const device::DeviceError& e) {
+    *error = e.what();
+    return std::nullopt;
+  }
+}
+
+}  // namespace sculpt::search

@@ -1,0 +1,24 @@
+#pragma once
+// The description the performance model reads for the device a search runs on.
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "device/cpu_characterization.h"
+#include "perf_model/description.h"
+
+namespace sculpt::search {
+
+/// The description of a CPU as `characterize_cpu` measured it: each figure's source says how and
+/// when; its limits are sm_90's (the CPU runs a GPU's space).
+perf_model::Description cpu_description(const device::CpuCharacteristics& measured);
+
+/// `requested` (a shipped description's name or a file) when not empty; else the description
+/// of the device a log names: "cuda", the shipped sm_90; "cpu", this machine's CPU, measured
+/// once (a few seconds) and kept in the user's cache folder for the next searches. Nothing, with
+/// a message, when it cannot be had.
+std::optional<perf_model::Description> device_description(std::string_view device,
+                                                          const std::string& requested,
+                                                          std::string* error);
+
+}  // namespace sculpt::search
