@@ -17,7 +17,7 @@
 #include "explorer/command.h"
 #include "explorer/event_log.h"
 #include "explorer/stop_on_signal.h"
-#include "perf_model/description.h"
+#include "search/device_description.h"
 #include "search/problem.h"
 #include "search/random_search.h"
 #include "support/duration.h"
@@ -40,6 +40,7 @@ struct SearchCommandOptions {
   double cutoff = 4;
   std::string out;
   bool resume = false;
+  std::string description;
 };
 
 int fail(const std::string& message) {
@@ -97,8 +98,11 @@ int run_search(const SearchCommandOptions& o) {
   std::unique_ptr<device::Evaluator> device = make_device(o.device, &error);
   if (!device) return fail(error);
 
+  const std::optional<perf_model::Description> description =
+      search::device_description(device->name(), o.description, &error);
+  if (!description) return fail(error);
   const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
-  const auto root = gpu_space::make_root(kernel, perf_model::Description::named("sm_90").limits);
+  const auto root = gpu_space::make_root(kernel, description->limits);
   if (root->conflict()) {
     std::fprintf(stderr, "sculpt search: the space of %s is empty: %s\n", o.kernel.c_str(),
                  root->conflict()->to_string().c_str());
@@ -163,6 +167,8 @@ int run_search(const SearchCommandOptions& o) {
   if (budget) options.budget = std::chrono::duration<double>(*budget);
   options.cutoff = o.cutoff;
   if (best) options.best_ns = best->time_ns;
+  const perf_model::Model model(kernel, *description);
+  options.model = &model;
   const device::Language language =
       device->name() == "cuda" ? device::Language::ptx : device::Language::c;
   const std::string what =
@@ -212,6 +218,7 @@ int run_search(const SearchCommandOptions& o) {
             LogEvaluation entry;
             entry.id = e.id;
             entry.actions = std::move(e.actions);
+            entry.bound_ns = e.bound_ns;
             entry.time_ns = e.evaluation.time_ns;
             entry.check = std::string(device::to_string(e.evaluation.check));
             entry.t = e.t;
@@ -291,6 +298,9 @@ Command add_search_command(CLI::App& sculpt) {
   app->add_option("--out", o->out, "Run folder (default runs/KERNEL-SIZE)")
       ->check(not_empty("runs/KERNEL-SIZE"));
   app->add_flag("--resume", o->resume, "Continue the log in the run folder");
+  app->add_option("--description", o->description,
+                  "Device description the lower bounds use: a shipped one (sm_90, cpu) or a file "
+                  "(default: sm_90 on a GPU; on the CPU, this machine's, measured once)");
   return Command{app, [o] { return run_search(*o); }};
 }
 

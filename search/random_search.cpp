@@ -71,8 +71,9 @@ SearchStats random_search(const gpu_space::Candidate& root, device::Evaluator& d
       Pending p;
       p.evaluated.id = options.first_id + submitted++;
       p.evaluated.actions = std::move(descent.actions);
-      p.evaluated.code = kernel_code(static_cast<const gpu_space::Candidate&>(*descent.candidate),
-                                     language, "candidate");
+      const auto& candidate = static_cast<const gpu_space::Candidate&>(*descent.candidate);
+      p.evaluated.code = kernel_code(candidate, language, "candidate");
+      if (options.model) p.evaluated.bound_ns = options.model->bound(candidate).ns;
       p.future = device.submit(p.evaluated.code, problem, cutoff);
       pending.push_back(std::move(p));
     }

@@ -13,6 +13,7 @@
 
 #include "device/evaluator.h"
 #include "gpu_space/space.h"
+#include "perf_model/model.h"
 
 namespace sculpt::search {
 
@@ -39,6 +40,8 @@ struct SearchOptions {
   /// Asked between evaluations and while waiting for one: once it answers true (a Ctrl-C), the
   /// search ends as if its budget had run out.
   std::function<bool()> stop_requested;
+  /// Gives each candidate's lower bound (Evaluated::bound_ns); none without it.
+  const perf_model::Model* model = nullptr;
 };
 
 /// One candidate as the search evaluated it.
@@ -46,6 +49,8 @@ struct Evaluated {
   std::int64_t id = 0;
   std::vector<spacegen::Action> actions;
   device::KernelCode code;
+  /// The lower bound on its time (SearchOptions::model).
+  std::optional<double> bound_ns;
   device::Evaluation evaluation;
   double t = 0;  // seconds since the search started
 };
