@@ -97,6 +97,20 @@ TEST(Description, LimitsMayNameAShippedDescription) {
   const std::optional<Description> d = Description::parse(json.dump(), "named.json", &error);
   ASSERT_TRUE(d) << error;
   EXPECT_EQ(d->limits.to_json(), Description::named("sm_90").limits.to_json());
+  // Written back as the name, not as a copy of sm_90's limits.
+  EXPECT_EQ(nlohmann::ordered_json::parse(d->to_json())["limits"], "sm_90");
+}
+
+TEST(Description, ShippedCpuRunsTheSpaceOfSm90) {
+  const Description d = Description::named("cpu");
+  ASSERT_TRUE(d.cpu);
+  EXPECT_FALSE(d.gpu);
+  EXPECT_EQ(d.limits_of, "sm_90");
+  EXPECT_EQ(d.limits.to_json(), Description::named("sm_90").limits.to_json());
+  for (const NamedFigure& f : figures(*d.cpu)) {
+    EXPECT_GT(f.figure->value, 0) << f.name;
+    EXPECT_TRUE(f.figure->source.starts_with("measured: ")) << f.name << ": " << f.figure->source;
+  }
 }
 
 }  // namespace

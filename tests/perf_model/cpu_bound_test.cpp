@@ -1,0 +1,70 @@
+// The bound is not trivial on the CPU: every candidate a CPU search checks has a bound above 0
+// and at most its measured time, with this machine's description as a search takes it (measured
+// once, then kept in the user's cache folder). SCULPT_CANDIDATES candidates per zoo kernel at its
+// test sizes (10 in CI, 100 in the slow run); prints the median of measured / bound.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "backbone/zoo/zoo.h"
+#include "device/cpu_evaluator.h"
+#include "search/device_description.h"
+#include "search/problem.h"
+#include "search/random_search.h"
+#include "tests/backbone/zoo_names.h"
+
+namespace sculpt::perf_model {
+namespace {
+
+const Description& this_cpu() {
+  static const Description d = [] {
+    std::string error;
+    std::optional<Description> found = search::device_description("cpu", "", &error);
+    SCULPT_CHECK(found) << error;
+    return std::move(*found);
+  }();
+  return d;
+}
+
+class CpuBound : public testing::TestWithParam<std::string> {};
+
+TEST_P(CpuBound, IsAboveZeroAndAtMostEveryMeasuredTime) {
+  const backbone::KernelInfo& info = *backbone::find_kernel(GetParam());
+  const backbone::Sizes sizes = backbone::test_sizes(info.sizes);
+  const backbone::Kernel kernel = info.build(sizes);
+  const auto root = gpu_space::make_root(kernel, this_cpu().limits);
+  const Model model(kernel, this_cpu());
+  device::CpuEvaluator cpu;
+  search::SearchOptions options;
+  const char* count = std::getenv("SCULPT_CANDIDATES");
+  options.evals = count != nullptr ? std::atoi(count) : 10;
+  options.seed = std::hash<std::string>()(info.name);
+  options.model = &model;
+  // What the model says of a candidate, for a failure's message.
+  auto explain = [&](const std::vector<spacegen::Action>& actions) {
+    std::unique_ptr<spacegen::CandidateBase> c = root->clone();
+    if (c->apply(actions) == spacegen::Status::Conflict) return std::string("(does not replay)");
+    return model.bound(static_cast<const gpu_space::Candidate&>(*c)).explain();
+  };
+  std::vector<double> ratios;
+  const auto problem = search::make_problem(info, sizes, kernel, 3);
+  search::random_search(*root, cpu, device::Language::c, problem, options, [&](search::Evaluated&& e) {
+    if (e.evaluation.check != device::Check::ok) return;
+    ASSERT_TRUE(e.bound_ns);
+    EXPECT_GT(*e.bound_ns, 0);
+    EXPECT_LE(*e.bound_ns, *e.evaluation.time_ns) << "candidate " << e.id << "\n" << explain(e.actions);
+    ratios.push_back(*e.evaluation.time_ns / *e.bound_ns);
+  });
+  ASSERT_FALSE(ratios.empty());
+  std::sort(ratios.begin(), ratios.end());
+  std::printf("%s: %zu candidates, median measured / bound %.3g (from %.3g to %.3g)\n",
+              info.name.c_str(), ratios.size(), ratios[ratios.size() / 2], ratios.front(),
+              ratios.back());
+}
+
+INSTANTIATE_TEST_SUITE_P(Zoo, CpuBound, testing::ValuesIn(backbone::zoo_names()),
+                         [](const auto& param) { return param.param; });
+
+}  // namespace
+}  // namespace sculpt::perf_model
