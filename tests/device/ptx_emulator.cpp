@@ -18,6 +18,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "perf_model/instruction_class.h"
+#include "perf_model/memory_transactions.h"
+
 namespace sculpt::ptx_emulator {
 namespace {
 
@@ -95,6 +98,89 @@ struct Inst {
   int line = 0;
 };
 
+bool guard_holds(const Inst& in, const std::uint64_t* r) {
+  return in.guard < 0 || (r[in.guard] != 0) != in.guard_negated;
+}
+
+/// The class of the warp instructions `in` issues (perf_model/instruction_class.h).
+perf_model::InstrClass instruction_class(const Inst& in) {
+  using perf_model::InstrClass;
+  switch (in.op) {
+    case Op::ld_param:
+      return InstrClass::param_load;
+    case Op::ld_global:
+      return InstrClass::global_load;
+    case Op::st_global:
+      return InstrClass::global_store;
+    case Op::ld_shared:
+      return InstrClass::shared_load;
+    case Op::st_shared:
+      return InstrClass::shared_store;
+    case Op::mov:  // cvta too
+    case Op::cvt:
+      return InstrClass::move;
+    case Op::setp:
+    case Op::and_pred:
+    case Op::bra:
+    case Op::ret:
+      return InstrClass::control;
+    case Op::bar:
+      return InstrClass::barrier;
+    case Op::ex2:
+      return InstrClass::special;
+    case Op::add:
+    case Op::sub:
+    case Op::mul:
+    case Op::div:
+    case Op::rem:
+    case Op::mad:
+    case Op::min:
+    case Op::max:
+      break;
+  }
+  if (in.type == Type::f64) return InstrClass::fp64;
+  if (in.type != Type::f32) return InstrClass::integer;
+  switch (in.op) {
+    case Op::mad:  // fma.rn.f32 (and mad.f32, the same on every GPU since Fermi)
+      return InstrClass::fp32_fma;
+    case Op::add:
+    case Op::sub:
+      return InstrClass::fp32_add;
+    case Op::mul:
+      return InstrClass::fp32_mul;
+    default:
+      return InstrClass::fp32_other;
+  }
+}
+
+/// What warps issued at a pc.
+struct Issued {
+  std::uint64_t warp_instructions = 0;
+  std::uint64_t sectors = 0;
+  std::uint64_t wavefronts = 0;
+  std::uint64_t active_accesses = 0;
+
+  /// One more warp instruction, whose active lanes made these global or shared accesses (none
+  /// for an instruction other than a load or store). Out of line: the emulator's inner loop is
+  /// in the function that calls it, and inlines what it needs only while that stays small.
+  [[gnu::noinline]] void add(bool global, std::span<const perf_model::LaneAccess> lanes) {
+    ++warp_instructions;
+    if (lanes.empty()) return;
+    ++active_accesses;
+    if (global) {
+      sectors += perf_model::global_sectors(lanes);
+    } else {
+      wavefronts += perf_model::shared_wavefronts(lanes);
+    }
+  }
+};
+
+/// What a run in warp lockstep issued, before it is summed by class and name.
+struct WarpCounts {
+  std::vector<Issued> by_pc;
+  std::uint64_t barriers_per_block = 0;  // the most over blocks
+};
+
 struct SharedArray {
   std::string name;
   std::uint64_t offset = 0;
@@ -107,6 +193,8 @@ struct Entry {
   Dim3 reqntid;
   bool has_reqntid = false;
   std::vector<Inst> code;
+  /// By pc: the backbone instruction its line's comment names, or "".
+  std::vector<std::string> names;
   std::vector<SharedArray> shared;
   std::uint64_t shared_bytes = 0;
   std::map<std::string, std::uint32_t, std::less<>> registers;
@@ -207,9 +295,10 @@ struct Module::Impl {
   Outcome run(const Entry& entry, const Launch& launch);
   /// One run of the launch, its blocks and the threads of each phase in increasing or
   /// decreasing order; counts instructions in `executed` and describes the first race that
-  /// changed or read a changed value in `first_race`.
+  /// changed or read a changed value in `first_race`. With `warps`, the threads of a phase run
+  /// as warps in lockstep instead of one after another, and it counts what they issue there.
   Outcome execute(const Entry& entry, const Launch& launch, bool reverse, std::uint64_t& executed,
-                  std::string& first_race);
+                  std::string& first_race, WarpCounts* warps = nullptr);
   bool global_valid(const Launch& launch, std::uint64_t address, std::uint64_t bytes) const;
 };
 
@@ -476,11 +565,17 @@ void Module::Impl::parse_instruction(std::string_view text, int line, Entry& ent
 
 void Module::Impl::parse(const std::string& ptx) {
   std::vector<std::string> lines;
+  std::vector<std::string> comments;
   for (std::size_t at = 0; at <= ptx.size();) {
     std::size_t end = std::min(ptx.find('\n', at), ptx.size());
     std::string line = ptx.substr(at, end - at);
-    if (std::size_t comment = line.find("//"); comment != std::string::npos) line.resize(comment);
+    std::string comment;
+    if (std::size_t start = line.find("//"); start != std::string::npos) {
+      comment = trim(std::string_view(line).substr(start + 2));
+      line.resize(start);
+    }
     lines.push_back(std::move(line));
+    comments.push_back(std::move(comment));
     at = end + 1;
   }
   Entry* entry = nullptr;
@@ -511,7 +606,11 @@ void Module::Impl::parse(const std::string& ptx) {
         if (line.find(".b8") == std::string_view::npos) unsupported(n, fmt::format("'{}'", line));
         auto [name, bytes] = array_declaration(line.substr(line.find(".b8") + 3), n);
         if (globals.count(name)) unsupported(n, fmt::format("a second global '{}'", name));
-        void* memory = std::aligned_alloc(16, std::max<std::uint64_t>(16, (bytes + 15) / 16 * 16));
+        // Aligned as cuMemAlloc's allocations are, so that the sectors counted do not depend on
+        // where the host's allocator put the array.
+        constexpr std::uint64_t kAlign = 256;
+        void* memory = std::aligned_alloc(
+            kAlign, std::max<std::uint64_t>(kAlign, (bytes + kAlign - 1) / kAlign * kAlign));
         std::memset(memory, 0, bytes);  // as the loader zeroes them
         globals[name] = {reinterpret_cast<std::uint64_t>(memory), bytes};
         continue;
@@ -574,6 +673,7 @@ void Module::Impl::parse(const std::string& ptx) {
       continue;
     }
     parse_instruction(line, n, *entry, branches);
+    entry->names.push_back(std::move(comments[i]));
   }
   if (in_body || !header.empty())
     unsupported(static_cast<int>(lines.size()), "an unfinished entry");
@@ -791,6 +891,51 @@ std::array<std::uint64_t, 3> coordinates(std::uint64_t linear, const Dim3& dims)
   return {linear % dims.x, linear / dims.x % dims.y, linear / dims.x / dims.y};
 }
 
+/// The fault of a launch past its `limit` of instructions (a kernel that does not end); out of
+/// line, as the lockstep run passes next to it at each instruction.
+[[gnu::cold]] Outcome too_long(std::uint64_t limit) {
+  return {Fault::too_long, fmt::format("more than {} instructions", limit)};
+}
+
+/// The fault of warp `warp` of block `ctaid` when two of its running lanes, of `tids`, are at
+/// `pcs` after the instruction at `line`.
+[[gnu::cold]] Outcome diverged(const Entry& entry, int line, std::uint64_t warp,
+                               const std::array<std::uint64_t, 3>& ctaid,
+                               const std::array<std::array<std::uint64_t, 3>, 2>& tids,
+                               const std::array<std::uint32_t, 2>& pcs) {
+  auto line_at = [&](std::uint32_t pc) {
+    return pc < entry.code.size() ? fmt::format("line {}", entry.code[pc].line)
+                                  : std::string("the end");
+  };
+  return {Fault::refused,
+          fmt::format("line {}: warp {} of block ({},{},{}) diverges, thread ({},{},{}) going to "
+                      "{} and thread ({},{},{}) to {}; counting runs the lanes of a warp in "
+                      "lockstep",
+                      line, warp, ctaid[0], ctaid[1], ctaid[2], tids[0][0], tids[0][1], tids[0][2],
+                      line_at(pcs[0]), tids[1][0], tids[1][1], tids[1][2], line_at(pcs[1]))};
+}
+
+/// `warps` summed by class and by the backbone instruction named in the lines' comments.
+Counts summed(const Entry& entry, const WarpCounts& warps) {
+  Counts counts;
+  counts.barriers_per_block = warps.barriers_per_block;
+  for (std::size_t pc = 0; pc < warps.by_pc.size(); ++pc) {
+    const Issued& n = warps.by_pc[pc];
+    if (n.warp_instructions == 0) continue;
+    const auto c = static_cast<std::size_t>(instruction_class(entry.code[pc]));
+    counts.warp_instructions[c] += n.warp_instructions;
+    counts.global_sectors += n.sectors;
+    counts.shared_wavefronts += n.wavefronts;
+    if (entry.names[pc].empty()) continue;
+    InstructionCounts& named = counts.by_instruction[entry.names[pc]];
+    named.warp_instructions[c] += n.warp_instructions;
+    named.sectors += n.sectors;
+    named.wavefronts += n.wavefronts;
+    named.active_accesses += n.active_accesses;
+  }
+  return counts;
+}
+
 /// A region of global memory a launch may change.
 struct Region {
   unsigned char* at;
@@ -800,7 +945,7 @@ struct Region {
 }  // namespace
 
 Outcome Module::Impl::execute(const Entry& entry, const Launch& launch, bool reverse,
-                              std::uint64_t& executed, std::string& first_race) {
+                              std::uint64_t& executed, std::string& first_race, WarpCounts* warps) {
   const Dim3 block = launch.block;
   const std::uint64_t threads = block.count();
   const std::uint64_t blocks = launch.grid.count();
@@ -830,9 +975,11 @@ Outcome Module::Impl::execute(const Entry& entry, const Launch& launch, bool rev
   // Records an access by `who` at `line` to a granule that holds `now` and that a write makes
   // `mine`; says how it races with another thread's access when it changes or reads a value
   // that access may see otherwise (phases of the same block are ordered by barriers, phases of
-  // other blocks never are).
+  // other blocks never are). Inlined by force: it runs at every 4 bytes accessed, from a
+  // function too large for the compiler to inline it on its own.
   auto stamp = [&](Stamp& s, std::uint64_t who, bool write, int line, std::uint32_t now,
-                   std::uint32_t mine) -> std::optional<std::string> {
+                   std::uint32_t mine) __attribute__((always_inline))
+                   -> std::optional<std::string> {
     auto unordered = [&](std::uint64_t other, std::uint64_t other_phase) {
       if (other_phase == 0 || other == who) return false;
       return other_phase == phase || other / threads != who / threads;
@@ -866,6 +1013,20 @@ Outcome Module::Impl::execute(const Entry& entry, const Launch& launch, bool rev
     return race;
   };
 
+  if (warps != nullptr) warps->by_pc.assign(entry.code.size(), Issued{});
+  // Threads run in groups: all the block's, each to its next barrier in turn; or warps of 32,
+  // each an instruction at a time for all its running lanes. One loop for both keeps the
+  // instructions' semantics in one place, inlined as the emulator's inner loop needs.
+  const std::uint64_t lanes_per_group = warps != nullptr ? 32 : threads;
+  // In locals, not read from `launch` and `executed` at each instruction: the stores to the
+  // emulated registers, 64-bit integers too, might alias them.
+  const std::uint64_t limit = launch.max_instructions;
+  std::uint64_t instructions = executed;
+  // The %tid of each thread, computed once: lockstep goes from lane to lane at each instruction.
+  std::vector<std::array<std::uint64_t, 3>> tids(threads);
+  for (std::uint64_t t = 0; t < threads; ++t) tids[t] = coordinates(t, block);
+  std::array<perf_model::LaneAccess, 32> accesses;
+
   for (std::uint64_t i = 0; i < blocks; ++i) {
     const std::uint64_t b = reverse ? blocks - 1 - i : i;
     std::fill(regs.begin(), regs.end(), kPoison);
@@ -878,141 +1039,194 @@ Outcome Module::Impl::execute(const Entry& entry, const Launch& launch, bool rev
     const std::uint64_t special[12] = {
         0,        0,        0,        block.x,       block.y,       block.z,
         ctaid[0], ctaid[1], ctaid[2], launch.grid.x, launch.grid.y, launch.grid.z};
+    std::uint64_t barriers = 0;
     ++phase;
     while (true) {
-      for (std::uint64_t k = 0; k < threads; ++k) {
-        const std::uint64_t t = reverse ? threads - 1 - k : k;
-        if (states[t] != State::running) continue;
-        std::uint64_t* r = regs.data() + t * registers;
-        const std::uint64_t who = b * threads + t;
-        const std::array<std::uint64_t, 3> tid = coordinates(t, block);
-        auto value = [&](const Operand& o) -> std::uint64_t {
-          switch (o.kind) {
-            case Operand::Kind::reg:
-              return r[o.index];
-            case Operand::Kind::imm:
-              return o.imm;
-            case Operand::Kind::special:
-              return o.index < 3 ? tid[o.index] : special[o.index];
-            case Operand::Kind::none:
-              break;
-          }
-          return 0;
-        };
-        std::uint32_t pc = pcs[t];
-        while (states[t] == State::running) {
-          // Past the last instruction, a thread ends as at `ret`.
-          if (pc >= entry.code.size()) {
-            states[t] = State::done;
-            break;
-          }
-          if (++executed > launch.max_instructions) {
-            return {Fault::too_long,
-                    fmt::format("more than {} instructions", launch.max_instructions)};
-          }
-          const Inst& in = entry.code[pc++];
-          if (in.guard >= 0 && (r[in.guard] != 0) == in.guard_negated) continue;
-          switch (in.op) {
-            case Op::ld_param: {
-              r[in.dst.index] = load_element(
-                  in.type, static_cast<const unsigned char*>(launch.params[in.address]));
-              break;
-            }
-            case Op::ld_global:
-            case Op::st_global:
-            case Op::ld_shared:
-            case Op::st_shared: {
-              const bool write = in.op == Op::st_global || in.op == Op::st_shared;
-              const bool global = in.op == Op::ld_global || in.op == Op::st_global;
-              const std::uint64_t element = bytes_of(in.type);
-              const std::uint64_t size = element * in.width;
-              const std::uint64_t address = r[in.address] + static_cast<std::uint64_t>(in.offset);
-              if (address % size != 0) {
-                return {
-                    Fault::misaligned_address,
-                    fmt::format("line {}: {} {}s {} bytes at {:#x}, not a multiple of {}", in.line,
-                                thread_name(who), write ? "store" : "load", size, address, size)};
+      for (std::uint64_t first = 0; first < threads; first += lanes_per_group) {
+        const std::uint64_t end = std::min(threads, first + lanes_per_group);
+        int last_line = 0;  // of the warp's last instruction
+        while (true) {
+          std::uint32_t warp_pc = 0;
+          bool warp_global = false;  // a global load or store
+          std::size_t active = 0;
+          if (warps != nullptr) {
+            // The warp's instruction: that of its running lanes, which must agree.
+            std::uint64_t leader = end;
+            for (std::uint64_t t = first; t < end; ++t) {
+              if (states[t] != State::running) continue;
+              if (leader == end) {
+                leader = t;
+              } else if (pcs[t] != pcs[leader]) {
+                return diverged(entry, last_line, first / 32, ctaid, {tids[leader], tids[t]},
+                                {pcs[leader], pcs[t]});
               }
-              if (global ? !global_valid(launch, address, size) : address + size > shared.size()) {
-                return {Fault::illegal_address,
+            }
+            if (leader == end) break;  // at a barrier or done
+            warp_pc = pcs[leader];
+            // The lanes it accesses memory for (those whose guard holds), before they run it:
+            // a load may overwrite its address register.
+            if (warp_pc < entry.code.size()) {
+              const Inst& in = entry.code[warp_pc];
+              last_line = in.line;
+              warp_global = in.op == Op::ld_global || in.op == Op::st_global;
+              if (warp_global || in.op == Op::ld_shared || in.op == Op::st_shared) {
+                for (std::uint64_t t = leader; t < end; ++t) {
+                  const std::uint64_t* r = regs.data() + t * registers;
+                  if (states[t] != State::running || !guard_holds(in, r)) continue;
+                  accesses[active++] = {static_cast<std::uint32_t>(t - first),
+                                        r[in.address] + static_cast<std::uint64_t>(in.offset),
+                                        static_cast<std::uint32_t>(bytes_of(in.type) * in.width)};
+                }
+              }
+            }
+          }
+          for (std::uint64_t k = first; k < end; ++k) {
+            const std::uint64_t t = reverse ? first + end - 1 - k : k;
+            if (states[t] != State::running) continue;
+            std::uint64_t* r = regs.data() + t * registers;
+            const std::uint64_t who = b * threads + t;
+            const std::array<std::uint64_t, 3>& tid = tids[t];
+            auto value = [&](const Operand& o) -> std::uint64_t {
+              switch (o.kind) {
+                case Operand::Kind::reg:
+                  return r[o.index];
+                case Operand::Kind::imm:
+                  return o.imm;
+                case Operand::Kind::special:
+                  return o.index < 3 ? tid[o.index] : special[o.index];
+                case Operand::Kind::none:
+                  break;
+              }
+              return 0;
+            };
+            std::uint32_t pc = pcs[t];
+            // A thread runs to its next barrier; a lane of a warp, one instruction: its budget
+            // stops it there, with no test in the loop beyond the launch's limit.
+            const std::uint64_t budget =
+                warps != nullptr ? std::min(instructions + 1, limit) : limit;
+            while (states[t] == State::running) {
+              // Past the last instruction, a thread ends as at `ret`.
+              if (pc >= entry.code.size()) {
+                states[t] = State::done;
+                break;
+              }
+              if (++instructions > budget) {
+                if (instructions > limit) return too_long(limit);
+                --instructions;  // a lane's one instruction ran
+                break;
+              }
+              const Inst& in = entry.code[pc++];
+              if (!guard_holds(in, r)) continue;
+              switch (in.op) {
+                case Op::ld_param: {
+                  r[in.dst.index] = load_element(
+                      in.type, static_cast<const unsigned char*>(launch.params[in.address]));
+                  break;
+                }
+                case Op::ld_global:
+                case Op::st_global:
+                case Op::ld_shared:
+                case Op::st_shared: {
+                  const bool write = in.op == Op::st_global || in.op == Op::st_shared;
+                  const bool global = in.op == Op::ld_global || in.op == Op::st_global;
+                  const std::uint64_t element = bytes_of(in.type);
+                  const std::uint64_t size = element * in.width;
+                  const std::uint64_t address =
+                      r[in.address] + static_cast<std::uint64_t>(in.offset);
+                  if (address % size != 0) {
+                    return {Fault::misaligned_address,
+                            fmt::format("line {}: {} {}s {} bytes at {:#x}, not a multiple of {}",
+                                        in.line, thread_name(who), write ? "store" : "load", size,
+                                        address, size)};
+                  }
+                  if (global ? !global_valid(launch, address, size)
+                             : address + size > shared.size()) {
+                    return {
+                        Fault::illegal_address,
                         fmt::format("line {}: {} {}s {} bytes at {} {:#x}, outside {}", in.line,
                                     thread_name(who), write ? "store" : "load", size,
                                     global ? "global address" : "shared offset", address,
                                     global ? "every allocation"
                                            : fmt::format("the block's {} bytes", shared.size()))};
-              }
-              unsigned char* at =
-                  global ? reinterpret_cast<unsigned char*>(address) : shared.data() + address;
-              // What the access leaves in memory (a write) or in registers (a read).
-              unsigned char data[32];
-              if (write) {
-                for (std::uint32_t e = 0; e < in.width; ++e) {
-                  const std::uint64_t v = value(in.values[e]);
-                  std::memcpy(data + e * element, &v, element);
+                  }
+                  unsigned char* at =
+                      global ? reinterpret_cast<unsigned char*>(address) : shared.data() + address;
+                  // What the access leaves in memory (a write) or in registers (a read).
+                  unsigned char data[32];
+                  if (write) {
+                    for (std::uint32_t e = 0; e < in.width; ++e) {
+                      const std::uint64_t v = value(in.values[e]);
+                      std::memcpy(data + e * element, &v, element);
+                    }
+                  } else {
+                    std::memcpy(data, at, size);
+                  }
+                  for (std::uint64_t w = 0; w < size / 4; ++w) {
+                    const std::uint64_t g = address / 4 + w;
+                    std::uint32_t now;
+                    std::uint32_t mine;
+                    std::memcpy(&now, at + 4 * w, 4);
+                    std::memcpy(&mine, data + 4 * w, 4);
+                    auto race = stamp(global ? global_stamps[g] : shared_stamps[g], who, write,
+                                      in.line, now, mine);
+                    if (race && first_race.empty()) {
+                      first_race = fmt::format(
+                          "on {}: {}",
+                          global ? fmt::format("global address {:#x}", 4 * g) : shared_name(4 * g),
+                          *race);
+                    }
+                  }
+                  if (write) {
+                    std::memcpy(at, data, size);
+                  } else {
+                    for (std::uint32_t e = 0; e < in.width; ++e) {
+                      r[in.values[e].index] = load_element(in.type, data + e * element);
+                    }
+                  }
+                  break;
                 }
-              } else {
-                std::memcpy(data, at, size);
+                case Op::mov:
+                  r[in.dst.index] = value(in.src[0]);
+                  break;
+                case Op::cvt:
+                  r[in.dst.index] = convert(in.type, in.from, value(in.src[0]));
+                  break;
+                case Op::add:
+                case Op::sub:
+                case Op::mul:
+                case Op::div:
+                case Op::rem:
+                case Op::mad:
+                case Op::min:
+                case Op::max:
+                case Op::ex2:
+                  r[in.dst.index] = arithmetic(in.op, in.type, value(in.src[0]), value(in.src[1]),
+                                               value(in.src[2]));
+                  break;
+                case Op::setp:
+                  r[in.dst.index] = compare(in.cmp, in.type, value(in.src[0]), value(in.src[1]));
+                  break;
+                case Op::and_pred:
+                  r[in.dst.index] = (value(in.src[0]) != 0) && (value(in.src[1]) != 0);
+                  break;
+                case Op::bra:
+                  pc = in.target;
+                  break;
+                case Op::bar:
+                  states[t] = State::at_barrier;
+                  break;
+                case Op::ret:
+                  states[t] = State::done;
+                  break;
               }
-              for (std::uint64_t w = 0; w < size / 4; ++w) {
-                const std::uint64_t g = address / 4 + w;
-                std::uint32_t now;
-                std::uint32_t mine;
-                std::memcpy(&now, at + 4 * w, 4);
-                std::memcpy(&mine, data + 4 * w, 4);
-                auto race = stamp(global ? global_stamps[g] : shared_stamps[g], who, write, in.line,
-                                  now, mine);
-                if (race && first_race.empty()) {
-                  first_race = fmt::format(
-                      "on {}: {}",
-                      global ? fmt::format("global address {:#x}", 4 * g) : shared_name(4 * g),
-                      *race);
-                }
-              }
-              if (write) {
-                std::memcpy(at, data, size);
-              } else {
-                for (std::uint32_t e = 0; e < in.width; ++e) {
-                  r[in.values[e].index] = load_element(in.type, data + e * element);
-                }
-              }
-              break;
             }
-            case Op::mov:
-              r[in.dst.index] = value(in.src[0]);
-              break;
-            case Op::cvt:
-              r[in.dst.index] = convert(in.type, in.from, value(in.src[0]));
-              break;
-            case Op::add:
-            case Op::sub:
-            case Op::mul:
-            case Op::div:
-            case Op::rem:
-            case Op::mad:
-            case Op::min:
-            case Op::max:
-            case Op::ex2:
-              r[in.dst.index] =
-                  arithmetic(in.op, in.type, value(in.src[0]), value(in.src[1]), value(in.src[2]));
-              break;
-            case Op::setp:
-              r[in.dst.index] = compare(in.cmp, in.type, value(in.src[0]), value(in.src[1]));
-              break;
-            case Op::and_pred:
-              r[in.dst.index] = (value(in.src[0]) != 0) && (value(in.src[1]) != 0);
-              break;
-            case Op::bra:
-              pc = in.target;
-              break;
-            case Op::bar:
-              states[t] = State::at_barrier;
-              break;
-            case Op::ret:
-              states[t] = State::done;
-              break;
+            pcs[t] = pc;
+          }
+          if (warps == nullptr) break;
+          if (warp_pc < entry.code.size()) {
+            warps->by_pc[warp_pc].add(warp_global, {accesses.data(), active});
           }
         }
-        pcs[t] = pc;
       }
       const auto waiting =
           static_cast<std::uint64_t>(std::count(states.begin(), states.end(), State::at_barrier));
@@ -1028,8 +1242,13 @@ Outcome Module::Impl::execute(const Entry& entry, const Launch& launch, bool rev
       }
       std::fill(states.begin(), states.end(), State::running);
       ++phase;
+      ++barriers;
+    }
+    if (warps != nullptr) {
+      warps->barriers_per_block = std::max(warps->barriers_per_block, barriers);
     }
   }
+  executed = instructions;
   return {};
 }
 
@@ -1080,21 +1299,42 @@ Outcome Module::Impl::run(const Entry& entry, const Launch& launch) {
       o.fault != Fault::none) {
     return o;
   }
-  for (std::size_t i = 0; i < memory.size(); ++i) {
-    for (std::uint64_t w = 0; w + 4 <= memory[i].bytes; w += 4) {
-      std::uint32_t one;
-      std::uint32_t other;
-      std::memcpy(&one, reversed[i].data() + w, 4);
-      std::memcpy(&other, memory[i].at + w, 4);
-      if (one == other) continue;
-      return {Fault::race,
-              fmt::format("the results depend on the order in which threads run: {:#010x} or "
-                          "{:#010x} at global address {:#x}; first race {}",
-                          one, other, reinterpret_cast<std::uint64_t>(memory[i].at + w),
-                          first_race.empty() ? std::string("unseen") : first_race)};
+  // The race when what the last run left in memory differs from what the first did.
+  auto differs = [&]() -> std::optional<Outcome> {
+    for (std::size_t i = 0; i < memory.size(); ++i) {
+      for (std::uint64_t w = 0; w + 4 <= memory[i].bytes; w += 4) {
+        std::uint32_t one;
+        std::uint32_t other;
+        std::memcpy(&one, reversed[i].data() + w, 4);
+        std::memcpy(&other, memory[i].at + w, 4);
+        if (one == other) continue;
+        return Outcome{
+            Fault::race,
+            fmt::format("the results depend on the order in which threads run: {:#010x} or "
+                        "{:#010x} at global address {:#x}; first race {}",
+                        one, other, reinterpret_cast<std::uint64_t>(memory[i].at + w),
+                        first_race.empty() ? std::string("unseen") : first_race)};
+      }
     }
+    return std::nullopt;
+  };
+  if (std::optional<Outcome> race = differs()) return *race;
+  if (!launch.count) return {};
+  // Counting runs warps in lockstep, a third order: its results must be the same too. Its own
+  // instruction budget, as the limit is on the two runs above.
+  for (std::size_t i = 0; i < memory.size(); ++i) {
+    std::memcpy(memory[i].at, before[i].data(), memory[i].bytes);
   }
-  return {};
+  WarpCounts warps;
+  std::uint64_t counted_executed = 0;
+  if (Outcome o = execute(entry, launch, /*reverse=*/false, counted_executed, first_race, &warps);
+      o.fault != Fault::none) {
+    return o;
+  }
+  if (std::optional<Outcome> race = differs()) return *race;
+  Outcome counted;
+  counted.counts = summed(entry, warps);
+  return counted;
 }
 
 Module::Module(const std::string& ptx) : impl_(std::make_unique<Impl>()) { impl_->parse(ptx); }

@@ -4,9 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "perf_model/instruction_class.h"
 
 namespace sculpt::ptx_emulator {
 namespace {
@@ -325,6 +331,311 @@ TEST(PtxEmulator, PtxItDoesNotKnowIsRefusedWithItsLine) {
   EXPECT_EQ(refusal("  ld.param.f32 %v, [param_x];"),
             "PTX line 30: 'ld.param.f32' of a parameter of another size");
   EXPECT_EQ(refusal("  mov.u32 %tid.x, 0;"), "PTX line 30: '%tid.x' written by 'mov.u32'");
+}
+
+// Counting: kernels whose warps' instructions, sectors and wavefronts are worked out by hand.
+// {BODY} follows a prologue that puts %tid.x in %a0, the addresses of x and y in %x and %y and
+// that of the shared array s in %s: per warp, 2 param loads and 5 moves, and then a `ret`.
+const std::string kCount = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry count(
+  .param .u64 param_x,
+  .param .u64 param_y)
+{
+  .shared .align 16 .b8 s[4096];
+  ld.param.u64 %x, [param_x];
+  cvta.to.global.u64 %x, %x;
+  ld.param.u64 %y, [param_y];
+  cvta.to.global.u64 %y, %y;
+  mov.u32 %t0, %tid.x;
+  cvt.u64.u32 %a0, %t0;
+  mov.u64 %s, s;
+{BODY}
+  ret;
+}
+)";
+
+/// kCount with `body`.
+std::string count_kernel(const std::string& body) {
+  std::string ptx = kCount;
+  ptx.replace(ptx.find("{BODY}"), 6, body);
+  return ptx;
+}
+
+/// x and y aligned as cuMemAlloc's allocations, and a counting launch over them.
+struct Counting {
+  static constexpr std::size_t kElements = 16384;
+  struct Arrays {
+    alignas(256) float x[kElements] = {};
+    alignas(256) float y[kElements] = {};
+  };
+  Counting(Dim3 block, unsigned blocks) {
+    launch.grid = {blocks, 1, 1};
+    launch.block = block;
+    launch.params = params;
+    launch.count = true;
+    for (const float* a : {arrays->x, arrays->y}) {
+      launch.allocations.emplace_back(reinterpret_cast<std::uint64_t>(a), 4 * kElements);
+    }
+  }
+  std::unique_ptr<Arrays> arrays = std::make_unique<Arrays>();
+  float* x_pointer = arrays->x;
+  float* y_pointer = arrays->y;
+  void* params[2] = {&x_pointer, &y_pointer};
+  Launch launch;
+};
+
+/// What `body` executes on `blocks` blocks of `block` threads.
+Counts counts_of(const std::string& body, Dim3 block, unsigned blocks = 1) {
+  Module module(count_kernel(body));
+  Counting counting(block, blocks);
+  const Outcome outcome = module.run("count", counting.launch);
+  EXPECT_EQ(outcome.fault, Fault::none) << outcome.message;
+  return outcome.counts;
+}
+
+using perf_model::InstrClass;
+
+/// The warp instructions of class `c` in `counts`.
+std::uint64_t issued(const std::array<std::uint64_t, perf_model::kInstrClasses>& counts,
+                     InstrClass c) {
+  return counts[static_cast<std::size_t>(c)];
+}
+
+TEST(PtxEmulatorCounts, ACoalescedWarpLoadTakesFourSectors) {
+  const Counts c = counts_of(
+      "  mad.lo.s64 %a1, %a0, 4, %x;\n"
+      "  ld.global.f32 %v0, [%a1];  // load0",
+      {64, 1, 1});
+  // Two warps of 32 lanes, each reading 128 aligned bytes.
+  EXPECT_EQ(issued(c.warp_instructions, InstrClass::global_load), 2u);
+  EXPECT_EQ(c.global_sectors, 8u);
+  EXPECT_EQ(c.by_instruction.at("load0").sectors, 8u);
+  EXPECT_EQ(c.by_instruction.at("load0").active_accesses, 2u);
+  EXPECT_EQ(c.shared_wavefronts, 0u);
+}
+
+TEST(PtxEmulatorCounts, StridedLoadsTakeASectorPerLaneOrPerFourLanes) {
+  // Lanes 128 bytes apart: 32 sectors; 8 bytes apart: 4 lanes a sector.
+  EXPECT_EQ(counts_of("  mad.lo.s64 %a1, %a0, 128, %x;\n  ld.global.f32 %v0, [%a1];", {32, 1, 1})
+                .global_sectors,
+            32u);
+  EXPECT_EQ(counts_of("  mad.lo.s64 %a1, %a0, 8, %x;\n  ld.global.f32 %v0, [%a1];", {32, 1, 1})
+                .global_sectors,
+            8u);
+}
+
+TEST(PtxEmulatorCounts, ABroadcastLoadTakesOneSector) {
+  const Counts c = counts_of("  ld.global.f32 %v0, [%x+4];", {64, 1, 1});
+  EXPECT_EQ(issued(c.warp_instructions, InstrClass::global_load), 2u);
+  EXPECT_EQ(c.global_sectors, 2u);
+}
+
+TEST(PtxEmulatorCounts, AVectorLoadIsOneWarpInstructionOfItsWholeWidth) {
+  const Counts v4 = counts_of(
+      "  mad.lo.s64 %a1, %a0, 16, %x;\n"
+      "  ld.global.v4.f32 {%v0, %v1, %v2, %v3}, [%a1];",
+      {32, 1, 1});
+  EXPECT_EQ(issued(v4.warp_instructions, InstrClass::global_load), 1u);
+  EXPECT_EQ(v4.global_sectors, 16u);
+  const Counts v2 = counts_of(
+      "  mad.lo.s64 %a1, %a0, 8, %x;\n"
+      "  ld.global.v2.f32 {%v0, %v1}, [%a1];",
+      {32, 1, 1});
+  EXPECT_EQ(issued(v2.warp_instructions, InstrClass::global_load), 1u);
+  EXPECT_EQ(v2.global_sectors, 8u);
+}
+
+TEST(PtxEmulatorCounts, AGuardedOffLaneAccessesNothingButItsWarpIssues) {
+  const Counts c = counts_of(
+      "  mad.lo.s64 %a1, %a0, 4, %x;\n"
+      "  setp.lt.u64 %p0, %a0, 8;\n"
+      "  @%p0 ld.global.f32 %v0, [%a1];  // some\n"
+      "  setp.gt.u64 %p1, %a0, 100;\n"
+      "  @%p1 ld.global.f32 %v1, [%a1];  // none",
+      {32, 1, 1});
+  // Lanes 0 to 7 read 32 aligned bytes; no lane reads in the second load.
+  EXPECT_EQ(c.by_instruction.at("some").sectors, 1u);
+  EXPECT_EQ(c.by_instruction.at("some").active_accesses, 1u);
+  const InstructionCounts& none = c.by_instruction.at("none");
+  EXPECT_EQ(issued(none.warp_instructions, InstrClass::global_load), 1u);
+  EXPECT_EQ(none.sectors, 0u);
+  EXPECT_EQ(none.active_accesses, 0u);
+  EXPECT_EQ(issued(c.warp_instructions, InstrClass::global_load), 2u);
+  EXPECT_EQ(c.global_sectors, 1u);
+}
+
+TEST(PtxEmulatorCounts, TheLastWarpOfABlockMayBePartial) {
+  const Counts c = counts_of(
+      "  mad.lo.s64 %a1, %a0, 4, %x;\n"
+      "  ld.global.f32 %v0, [%a1];",
+      {48, 1, 1});
+  // Warps of 32 and 16 lanes: 128 and 64 bytes.
+  EXPECT_EQ(issued(c.warp_instructions, InstrClass::global_load), 2u);
+  EXPECT_EQ(c.global_sectors, 6u);
+  EXPECT_EQ(issued(c.warp_instructions, InstrClass::move), 2u * 5);
+  EXPECT_EQ(issued(c.warp_instructions, InstrClass::integer), 2u);
+}
+
+TEST(PtxEmulatorCounts, WarpsAreConsecutiveThreadsXFastest) {
+  // Blocks of 16x4: a warp holds two rows of x, which read the same 64 bytes.
+  const Counts c = counts_of(
+      "  mad.lo.s64 %a1, %a0, 4, %x;\n"
+      "  ld.global.f32 %v0, [%a1];",
+      {16, 4, 1});
+  EXPECT_EQ(issued(c.warp_instructions, InstrClass::global_load), 2u);
+  EXPECT_EQ(c.global_sectors, 4u);
+}
+
+/// The wavefronts of one warp's shared load at %s + `bytes` * lane.
+std::uint64_t shared_wavefronts(const std::string& load, int bytes) {
+  const Counts c =
+      counts_of(fmt::format("  mad.lo.s64 %a1, %a0, {}, %s;\n  {}", bytes, load), {32, 1, 1});
+  EXPECT_EQ(issued(c.warp_instructions, InstrClass::shared_load), 1u);
+  return c.shared_wavefronts;
+}
+
+TEST(PtxEmulatorCounts, SharedWavefrontsAreTheBankConflicts) {
+  const std::string scalar = "ld.shared.f32 %v0, [%a1];";
+  EXPECT_EQ(shared_wavefronts(scalar, 4), 1u);     // a word per bank
+  EXPECT_EQ(shared_wavefronts(scalar, 8), 2u);     // two words in each even bank
+  EXPECT_EQ(shared_wavefronts(scalar, 128), 32u);  // 32 words in bank 0
+  EXPECT_EQ(shared_wavefronts(scalar, 0), 1u);     // one word, read by all
+  // 8 (16) bytes a lane: 2 (4) phases of 16 (8) lanes, conflict-free.
+  EXPECT_EQ(shared_wavefronts("ld.shared.v2.f32 {%v0, %v1}, [%a1];", 8), 2u);
+  EXPECT_EQ(shared_wavefronts("ld.shared.v4.f32 {%v0, %v1, %v2, %v3}, [%a1];", 16), 4u);
+}
+
+TEST(PtxEmulatorCounts, EveryInstructionOfALoopCountsEachTimeEachWarpIssuesIt) {
+  const Counts c = counts_of(
+      "  mov.u64 %a1, 0;\n"
+      "$L_loop:\n"
+      "  bar.sync 0;\n"
+      "  fma.rn.f32 %v0, %v1, %v2, %v0;\n"
+      "  add.rn.f32 %v0, %v0, %v1;\n"
+      "  mul.rn.f32 %v1, %v1, %v2;\n"
+      "  add.u64 %a1, %a1, 1;\n"
+      "  setp.lt.u64 %p0, %a1, 10;\n"
+      "  @%p0 bra $L_loop;\n"
+      "  max.f32 %v3, %v0, %v1;\n"
+      "  ex2.approx.f32 %v3, %v3;\n"
+      "  add.rn.f64 %d0, %d0, %d0;\n"
+      "  mad.lo.s64 %a2, %a0, 4, %s;\n"
+      "  st.shared.f32 [%a2], %v3;\n"
+      "  mad.lo.s64 %a3, %a0, 4, %y;\n"
+      "  st.global.f32 [%a3], %v3;",
+      {64, 1, 1}, 2);
+  // 2 blocks of 2 warps.
+  const std::uint64_t warps = 4;
+  const std::array<std::pair<InstrClass, std::uint64_t>, perf_model::kInstrClasses> expected = {{
+      {InstrClass::fp32_fma, 10},
+      {InstrClass::fp32_add, 10},
+      {InstrClass::fp32_mul, 10},
+      {InstrClass::fp32_other, 1},
+      {InstrClass::fp64, 1},
+      {InstrClass::special, 1},
+      {InstrClass::integer, 10 + 2},
+      {InstrClass::move, 5 + 1},
+      {InstrClass::control, 2 * 10 + 1},
+      {InstrClass::param_load, 2},
+      {InstrClass::global_load, 0},
+      {InstrClass::global_store, 1},
+      {InstrClass::shared_load, 0},
+      {InstrClass::shared_store, 1},
+      {InstrClass::barrier, 10},
+  }};
+  for (const auto& [k, per_warp] : expected) {
+    EXPECT_EQ(issued(c.warp_instructions, k), warps * per_warp) << perf_model::to_string(k);
+  }
+  EXPECT_EQ(c.barriers_per_block, 10u);
+  // Each warp stores 128 consecutive bytes of y and words of s.
+  EXPECT_EQ(c.global_sectors, warps * 4);
+  EXPECT_EQ(c.shared_wavefronts, warps * 1);
+}
+
+TEST(PtxEmulatorCounts, ByInstructionIsKeyedByTheNameInTheLinesComment) {
+  const Counts c = counts_of(
+      "  mad.lo.s64 %a1, %a0, 4, %x;\n"
+      "  ld.global.nc.f32 %r_load0, [%a1];  // load0\n"
+      "  fma.rn.f32 %r_fma3, %r_load0, %r_load0, %r_load0;  //  fma3 \n"
+      "  mul.rn.f32 %r_fma3, %r_fma3, %r_fma3;  // fma3\n"
+      "  mad.lo.s64 %a2, %a0, 4, %y;\n"
+      "  st.global.cs.f32 [%a2], %r_fma3;  // store1",
+      {64, 1, 1});
+  ASSERT_EQ(c.by_instruction.size(), 3u);
+  const InstructionCounts& load = c.by_instruction.at("load0");
+  EXPECT_EQ(issued(load.warp_instructions, InstrClass::global_load), 2u);
+  EXPECT_EQ(load.sectors, 8u);
+  const InstructionCounts& fma = c.by_instruction.at("fma3");
+  EXPECT_EQ(issued(fma.warp_instructions, InstrClass::fp32_fma), 2u);
+  EXPECT_EQ(issued(fma.warp_instructions, InstrClass::fp32_mul), 2u);
+  EXPECT_EQ(fma.sectors + fma.wavefronts + fma.active_accesses, 0u);
+  const InstructionCounts& store = c.by_instruction.at("store1");
+  EXPECT_EQ(issued(store.warp_instructions, InstrClass::global_store), 2u);
+  EXPECT_EQ(store.sectors, 8u);
+  EXPECT_EQ(store.active_accesses, 2u);
+}
+
+TEST(PtxEmulatorCounts, CountingLeavesTheResultsAsTheyWere) {
+  Module module(reverse("  bar.sync 0;"));
+  Buffers b(3);
+  b.launch.count = true;
+  const Outcome outcome = module.run("reverse", b.launch);
+  ASSERT_EQ(outcome.fault, Fault::none) << outcome.message;
+  for (std::size_t i = 0; i < b.y.size(); ++i) {
+    EXPECT_EQ(b.y[i], b.x[i / 64 * 64 + 63 - i % 64]) << i;
+  }
+  EXPECT_EQ(outcome.counts.barriers_per_block, 1u);
+  EXPECT_EQ(issued(outcome.counts.warp_instructions, InstrClass::barrier), 3u * 2);
+}
+
+TEST(PtxEmulatorCounts, NothingIsCountedUnlessAsked) {
+  Module module(reverse("  bar.sync 0;"));
+  Buffers b(1);
+  const Outcome outcome = module.run("reverse", b.launch);
+  ASSERT_EQ(outcome.fault, Fault::none) << outcome.message;
+  EXPECT_EQ(outcome.counts.warp_instructions,
+            (std::array<std::uint64_t, perf_model::kInstrClasses>{}));
+  EXPECT_TRUE(outcome.counts.by_instruction.empty());
+}
+
+TEST(PtxEmulatorCounts, ARaceOnlyLockstepShowsIsReportedWhenCounting) {
+  // Every thread adds 1 to y[0]: 32 in any order of whole threads, 1 when the lanes of a warp
+  // all load before any stores.
+  Module module(
+      count_kernel("  ld.global.f32 %v0, [%y];\n"
+                   "  add.rn.f32 %v0, %v0, 0f3F800000;\n"
+                   "  st.global.f32 [%y], %v0;"));
+  Counting counting({32, 1, 1}, 1);
+  counting.launch.count = false;
+  EXPECT_EQ(module.run("count", counting.launch).fault, Fault::none);
+  EXPECT_EQ(counting.arrays->y[0], 32.0f);
+  counting.arrays->y[0] = 0;
+  counting.launch.count = true;
+  const Outcome outcome = module.run("count", counting.launch);
+  EXPECT_EQ(outcome.fault, Fault::race);
+  EXPECT_TRUE(outcome.message.starts_with(
+      "the results depend on the order in which threads run: 0x42000000 or 0x3f800000"))
+      << outcome.message;
+}
+
+TEST(PtxEmulatorCounts, AWarpWhoseLanesDivergeIsRefused) {
+  const std::string ptx = count_kernel(
+      "  setp.lt.u64 %p0, %a0, 4;\n"
+      "  @%p0 bra $L_skip;\n"
+      "  add.u64 %a1, %a0, 1;\n"
+      "$L_skip:");
+  Module module(ptx);
+  Counting counting({32, 1, 1}, 1);
+  counting.launch.count = false;
+  EXPECT_EQ(module.run("count", counting.launch).fault, Fault::none);
+  counting.launch.count = true;
+  const Outcome outcome = module.run("count", counting.launch);
+  EXPECT_EQ(outcome.fault, Fault::refused);
+  EXPECT_EQ(outcome.message,
+            "line 17: warp 0 of block (0,0,0) diverges, thread (0,0,0) going to line 20 and "
+            "thread (4,0,0) to line 18; counting runs the lanes of a warp in lockstep");
 }
 
 }  // namespace
