@@ -30,6 +30,18 @@ double sum(const ClassCounts& counts) {
   return total;
 }
 
+/// Warp instructions of the fp32 pipe.
+double fp32_of(const ClassCounts& c) {
+  return c[index(InstrClass::fp32_fma)] + c[index(InstrClass::fp32_add)] +
+         c[index(InstrClass::fp32_mul)] + c[index(InstrClass::fp32_other)];
+}
+
+/// Load and store warp instructions.
+double memory_of(const ClassCounts& c) {
+  return c[index(InstrClass::global_load)] + c[index(InstrClass::global_store)] +
+         c[index(InstrClass::shared_load)] + c[index(InstrClass::shared_store)];
+}
+
 /// What one present instruction costs, as far as the candidate says.
 struct InstCost {
   const backbone::Instruction* inst = nullptr;
@@ -345,19 +357,17 @@ class GpuBound {
   // ----- Layer 1: the whole device -----------------------------------------------------------
 
   void floors() {
-    ClassCounts generic{};
     for (const InstCost& c : costs_) {
-      for (std::size_t k = 0; k < kInstrClasses; ++k) generic[k] += c.per_execution[k] * c.charged;
+      for (std::size_t k = 0; k < kInstrClasses; ++k) charged_[k] += c.per_execution[k] * c.charged;
       if (c.inst->access && sum(c.per_execution) == 0) memory_unplaced_ += c.charged;
     }
-    generic[index(InstrClass::barrier)] += barrier_warps_;
-    charged_ = generic;
+    charged_[index(InstrClass::barrier)] += barrier_warps_;
+    out_.counts.charged = charged_;
     const double device = gpu_.sms * gpu_.clock;
-    const double fp32 = generic[index(InstrClass::fp32_fma)] + generic[index(InstrClass::fp32_add)] +
-                        generic[index(InstrClass::fp32_mul)] + generic[index(InstrClass::fp32_other)];
-    const double fp64 = generic[index(InstrClass::fp64)];
-    const double special = generic[index(InstrClass::special)];
-    const double issued = sum(generic) + memory_unplaced_;
+    const double fp32 = fp32_of(charged_);
+    const double fp64 = charged_[index(InstrClass::fp64)];
+    const double special = charged_[index(InstrClass::special)];
+    const double issued = sum(charged_) + memory_unplaced_;
     add(Term{"fp32", Level::device, fp32 / (gpu_.fp32 * device) * 1e9,
              fmt::format("{:.4g} fp32 warp instructions, {:g} per clock on each of {:g} SMs", fp32,
                          gpu_.fp32, gpu_.sms)});
@@ -412,16 +422,12 @@ class GpuBound {
                fmt::format("{}, {:.3g} of them on the busiest SM, {:g} per clock", what,
                            share * work, rate)});
     };
-    const ClassCounts& c = charged_;
-    const double fp32 = c[index(InstrClass::fp32_fma)] + c[index(InstrClass::fp32_add)] +
-                        c[index(InstrClass::fp32_mul)] + c[index(InstrClass::fp32_other)];
-    const double issued = sum(c) + memory_unplaced_;
+    const double fp32 = fp32_of(charged_);
+    const double issued = sum(charged_) + memory_unplaced_;
     per_sm("issue", issued, std::min(gpu_.issue, warps),
            fmt::format("{:.4g} warp instructions over {:g} warps at most", issued, warps));
     per_sm("fp32", fp32, std::min(gpu_.fp32, warps), fmt::format("{:.4g} fp32 warp instructions", fp32));
-    const double memory = c[index(InstrClass::global_load)] + c[index(InstrClass::global_store)] +
-                          c[index(InstrClass::shared_load)] + c[index(InstrClass::shared_store)] +
-                          memory_unplaced_;
+    const double memory = memory_of(charged_) + memory_unplaced_;
     per_sm("lsu", memory, gpu_.memory, fmt::format("{:.4g} load and store warp instructions", memory));
     double sectors = 0;
     double wavefronts = 0;
@@ -595,10 +601,6 @@ class GpuBound {
 void gpu_bound(const CandidateView& view, const GpuRates& rates, Layers layers, Counting counting,
                Bound& out) {
   GpuBound(view, rates, layers, counting, out).run();
-  out.counts.charged = ClassCounts{};
-  for (const InstructionCounts& c : out.counts.instructions) {
-    for (std::size_t k = 0; k < kInstrClasses; ++k) out.counts.charged[k] += c.charged[k];
-  }
 }
 
 }  // namespace sculpt::perf_model

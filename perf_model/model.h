@@ -56,7 +56,7 @@ struct InstructionCounts {
 };
 
 struct Counts {
-  ClassCounts charged{};  ///< every instruction together
+  ClassCounts charged{};  ///< every instruction together, and the barriers
   std::vector<InstructionCounts> instructions;
   double barriers_per_block = 0;
   double blocks = 1;             ///< fewest blocks
