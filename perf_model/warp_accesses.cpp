@@ -65,19 +65,19 @@ WarpTotals warp_totals(const LaneShape& shape, std::span<const Shift> shifts, st
   WarpTotals totals;
   const std::int64_t threads = shape.block[0] * shape.block[1] * shape.block[2];
   std::vector<Pattern> patterns;
+  std::array<std::int64_t, 3> tid{0, 0, 0};  // of thread `t`, x fastest
   for (std::int64_t first = 0; first < threads; first += 32) {
     totals.accesses += iterations;
     std::vector<LaneAccess> lanes;
     std::int64_t smallest = 0;
     for (std::int64_t t = first; t < std::min(first + 32, threads); ++t) {
-      const std::int64_t tid[3] = {t % shape.block[0], t / shape.block[0] % shape.block[1],
-                                   t / (shape.block[0] * shape.block[1])};
       bool active = true;
       std::int64_t offset = 0;
       for (int l = 0; l < 3; ++l) {
         active = active && (shape.bound[l] == 0 ? tid[l] == 0 : tid[l] < shape.bound[l]);
         offset += shape.coeff[l] * tid[l];
       }
+      for (int l = 0; l < 3 && ++tid[l] == shape.block[l]; ++l) tid[l] = 0;
       if (!active) continue;
       smallest = lanes.empty() ? offset : std::min(smallest, offset);
       lanes.push_back({static_cast<std::uint32_t>(t - first), static_cast<std::uint64_t>(offset),
