@@ -98,4 +98,22 @@ std::optional<CudaContext> open_cuda_context(const std::string& library, int ord
   return context;
 }
 
+TimedLaunch timed_launch(const CudaDriver& driver, CUevent start, CUevent stop, CUfunction function,
+                         const std::array<std::uint32_t, 3>& grid,
+                         const std::array<std::uint32_t, 3>& block, std::uint32_t shared_bytes,
+                         void** args) {
+  CUresult result = driver.cuEventRecord(start, nullptr);
+  if (result == CUDA_SUCCESS) {
+    result = driver.cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1],
+                                   block[2], shared_bytes, nullptr, args, nullptr);
+  }
+  if (result != CUDA_SUCCESS) return TimedLaunch{.result = result, .rejected = true};
+  result = driver.cuEventRecord(stop, nullptr);
+  if (result == CUDA_SUCCESS) result = driver.cuEventSynchronize(stop);
+  TimedLaunch timed{.result = result};
+  if (result == CUDA_SUCCESS) result = driver.cuEventElapsedTime(&timed.milliseconds, start, stop);
+  timed.result = result;
+  return timed;
+}
+
 }  // namespace sculpt::device

@@ -6,6 +6,7 @@
 #include <cuda.h>
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,7 @@ namespace sculpt::device {
   X(cuMemcpyHtoD) \
   X(cuMemcpyDtoH) \
   X(cuMemcpyDtoD) \
+  X(cuMemsetD8) \
   X(cuMemAllocHost) \
   X(cuMemFreeHost) \
   X(cuEventCreate) \
@@ -78,6 +80,19 @@ class JitLogs {
   std::array<CUjit_option, 5> options_;
   std::array<void*, 5> values_;
 };
+
+/// One launch timed with CUDA events recorded around it on the default stream, as the CUDA device
+/// times a candidate's run: `rejected` when cuLaunchKernel refused it (no kernel ran), else the
+/// first failure of the events (the kernel's own, at their synchronisation) or the time.
+struct TimedLaunch {
+  CUresult result = CUDA_SUCCESS;
+  bool rejected = false;
+  float milliseconds = 0;
+};
+TimedLaunch timed_launch(const CudaDriver& driver, CUevent start, CUevent stop, CUfunction function,
+                         const std::array<std::uint32_t, 3>& grid,
+                         const std::array<std::uint32_t, 3>& block, std::uint32_t shared_bytes,
+                         void** args);
 
 /// A device's primary context, current on the thread that opened it.
 struct CudaContext {

@@ -248,30 +248,16 @@ class RunServer {
     if (lost) _exit(0);
   }
 
-  struct Timed {
-    CUresult result = CUDA_SUCCESS;
-    bool rejected = false;  ///< the launch was refused, no kernel ran
-    std::int64_t ns = 0;
-  };
-
-  Timed timed_launch(CUfunction function, const Launch& launch, std::vector<void*>& args) {
-    CUresult result = driver_.cuEventRecord(start_, nullptr);
-    if (result == CUDA_SUCCESS) {
-      result = driver_.cuLaunchKernel(function, launch.grid[0], launch.grid[1], launch.grid[2],
-                                      launch.block[0], launch.block[1], launch.block[2],
-                                      launch.shared_bytes, nullptr, args.data(), nullptr);
-    }
-    if (result != CUDA_SUCCESS) return Timed{.result = result, .rejected = true};
-    result = driver_.cuEventRecord(stop_, nullptr);
-    if (result == CUDA_SUCCESS) result = driver_.cuEventSynchronize(stop_);
-    float milliseconds = 0;
-    if (result == CUDA_SUCCESS) result = driver_.cuEventElapsedTime(&milliseconds, start_, stop_);
-    return Timed{.result = result,
-                 .rejected = false,
-                 .ns = std::llround(static_cast<double>(milliseconds) * 1e6)};
+  TimedLaunch timed(CUfunction function, const Launch& launch, std::vector<void*>& args) {
+    return timed_launch(driver_, start_, stop_, function, launch.grid, launch.block,
+                        launch.shared_bytes, args.data());
   }
 
-  std::string describe_failure(const Timed& timed, const Launch& launch) const {
+  static std::int64_t ns(const TimedLaunch& t) {
+    return std::llround(static_cast<double>(t.milliseconds) * 1e6);
+  }
+
+  std::string describe_failure(const TimedLaunch& timed, const Launch& launch) const {
     if (!timed.rejected) return "the kernel failed: " + driver_.describe(timed.result);
     return fmt::format(
         "cuLaunchKernel rejected grid {}x{}x{}, block {}x{}x{}, {} bytes of dynamic "
@@ -329,9 +315,9 @@ class RunServer {
     // Every array, inputs included: a candidate may have written anywhere.
     if (std::optional<std::string> failed = restore(true)) return fail(*failed);
     reply(kStarted);
-    Timed warm_up = timed_launch(function, launch, args);
+    TimedLaunch warm_up = timed(function, launch, args);
     if (warm_up.result != CUDA_SUCCESS) return fail(describe_failure(warm_up, launch));
-    reply(kWarmedUp, warm_up.ns);
+    reply(kWarmedUp, ns(warm_up));
 
     for (Parameter& param : params_) {
       if (!param.result() || param.bytes == 0) continue;
@@ -349,10 +335,10 @@ class RunServer {
       if (has_inout) {
         if (std::optional<std::string> failed = restore(false)) return fail(*failed);
       }
-      Timed timed = timed_launch(function, launch, args);
-      if (timed.result != CUDA_SUCCESS) return fail(describe_failure(timed, launch));
-      total += timed.ns;
-      reply(kTimedRun, timed.ns);
+      const TimedLaunch run = timed(function, launch, args);
+      if (run.result != CUDA_SUCCESS) return fail(describe_failure(run, launch));
+      total += ns(run);
+      reply(kTimedRun, ns(run));
     }
     reply(kChecking);
     const std::optional<std::string> mismatch = check.get();

@@ -5,7 +5,8 @@
 // $SCULPT_PTXAS / $SCULPT_NVCC, else the tool on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin.
 // SCULPT_CANDIDATES changes the count per kernel (20 for ptxas, 3 for the slower nvcc by
 // default). A failure prints the tool's messages, the
-// candidate's decisions and where its code was written.
+// candidate's decisions and where its code was written. ptxas also assembles the GPU
+// characterization's microbenchmarks, where the CUDA device is built.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -30,6 +31,9 @@
 #include "search/descent.h"
 #include "search/random_search.h"
 #include "tests/backbone/zoo_names.h"
+#ifdef SCULPT_HAVE_CUDA
+#include "device/gpu_characterization.h"
+#endif
 
 namespace sculpt::codegen {
 namespace {
@@ -194,6 +198,19 @@ TEST_P(CudaToolkit, CudaCOfRandomCandidatesCompiles) {
 
 INSTANTIATE_TEST_SUITE_P(Zoo, CudaToolkit, testing::ValuesIn(backbone::zoo_names()),
                          [](const auto& param) { return param.param; });
+
+#ifdef SCULPT_HAVE_CUDA
+// The GPU characterization's microbenchmarks are hand-written PTX: checked here where no GPU is.
+class CudaToolkitCharacterization : public CudaToolkit {};
+
+TEST_F(CudaToolkitCharacterization, MicrobenchmarksAssemble) {
+  find(kPtxas);
+  if (IsSkipped()) return;
+  const fs::path file = write_file("gpu_benchmarks.ptx", device::gpu_benchmarks_ptx());
+  const ToolRun result = run_tool(kPtxas.command(path_, file, compute_capability()));
+  EXPECT_TRUE(result.ok && result.log.find("warning") == std::string::npos) << result.log;
+}
+#endif
 
 }  // namespace
 }  // namespace sculpt::codegen

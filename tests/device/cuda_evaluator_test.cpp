@@ -22,11 +22,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-enum class Driver { gpu, fake };
-
-std::string to_string(Driver driver) { return driver == Driver::gpu ? "gpu" : "fake"; }
-void PrintTo(Driver driver, std::ostream* out) { *out << to_string(driver); }
-
 constexpr std::int32_t kAxpySize = 1 << 22;
 constexpr std::uint32_t kBlock = 256;
 
@@ -471,20 +466,6 @@ INSTANTIATE_TEST_SUITE_P(Driver, CudaEvaluatorTest, testing::Values(Driver::gpu,
                          [](const testing::TestParamInfo<Driver>& info) {
                            return to_string(info.param);
                          });
-
-// Sets a variable of the fake driver's for its scope; the workers inherit the environment.
-class ScopedEnvironment {
- public:
-  ScopedEnvironment(const char* name, const std::string& value) : name_(name) {
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnvironment() { unsetenv(name_); }
-  ScopedEnvironment(const ScopedEnvironment&) = delete;
-  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
-
- private:
-  const char* name_;
-};
 
 TEST(CudaDevice, MissingDriverIsADeviceError) {
   CudaEvaluatorOptions options;

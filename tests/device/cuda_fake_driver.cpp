@@ -219,8 +219,22 @@ CUresult CUDAAPI cuDeviceGetName(char* name, int length, CUdevice) {
   return CUDA_SUCCESS;
 }
 
+// An H100 SXM5's, for what the GPU characterization asks; 0 for the rest.
 CUresult CUDAAPI cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice) {
-  *value = attribute == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9 : 0;
+  static const std::map<CUdevice_attribute, int> kH100 = {
+      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 9},
+      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0},
+      {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 132},
+      {CU_DEVICE_ATTRIBUTE_WARP_SIZE, 32},
+      {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 2048},
+      {CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, 32},
+      {CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, 65536},
+      {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 233472},
+      {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 52428800},
+      {CU_DEVICE_ATTRIBUTE_CLOCK_RATE, 1980000},  // kHz
+  };
+  const auto known = kH100.find(attribute);
+  *value = known != kH100.end() ? known->second : 0;
   return CUDA_SUCCESS;
 }
 
@@ -280,15 +294,17 @@ CUresult CUDAAPI cuLinkDestroy(CUlinkState state) {
   return CUDA_SUCCESS;
 }
 
+// A fake cubin, or PTX text, which the real driver compiles first.
 CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int,
                                     CUjit_option*, void**) {
   if (sticky != CUDA_SUCCESS) return sticky;
   std::string text(static_cast<const char*>(image));
-  if (text.rfind(kImageTag, 0) != 0) return CUDA_ERROR_INVALID_IMAGE;
+  const bool cubin = text.rfind(kImageTag, 0) == 0;
+  if (!cubin && text.find(".version") == std::string::npos) return CUDA_ERROR_INVALID_IMAGE;
   *module = new CUmod_st{text, {}, nullptr, ""};
   try {
-    (*module)->emulated =
-        std::make_unique<sculpt::ptx_emulator::Module>(text.substr(std::strlen(kImageTag)));
+    (*module)->emulated = std::make_unique<sculpt::ptx_emulator::Module>(
+        cubin ? text.substr(std::strlen(kImageTag)) : text);
   } catch (const sculpt::ptx_emulator::Unsupported& e) {
     (*module)->unsupported = e.what();
   }
@@ -401,6 +417,12 @@ CUresult CUDAAPI cuMemcpyDtoH(void* destination, CUdeviceptr source, size_t byte
 CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr destination, CUdeviceptr source, size_t bytes) {
   if (CUresult result = wait_for_kernels(); result != CUDA_SUCCESS) return result;
   std::memcpy(reinterpret_cast<void*>(destination), reinterpret_cast<const void*>(source), bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemsetD8(CUdeviceptr destination, unsigned char value, size_t bytes) {
+  if (CUresult result = wait_for_kernels(); result != CUDA_SUCCESS) return result;
+  std::memset(reinterpret_cast<void*>(destination), value, bytes);
   return CUDA_SUCCESS;
 }
 

@@ -66,6 +66,7 @@ enum class Op : std::uint8_t {
   bra,
   bar,
   ret,
+  clock,  // mov from %clock64 or %globaltimer
 };
 
 enum class Cmp : std::uint8_t { eq, ne, lt, le, gt, ge };
@@ -74,6 +75,8 @@ enum class Cmp : std::uint8_t { eq, ne, lt, le, gt, ge };
 constexpr std::string_view kSpecials[] = {"%tid.x",   "%tid.y",    "%tid.z",    "%ntid.x",
                                           "%ntid.y",  "%ntid.z",   "%ctaid.x",  "%ctaid.y",
                                           "%ctaid.z", "%nctaid.x", "%nctaid.y", "%nctaid.z"};
+/// Clocks, which only `mov` reads (Op::clock).
+constexpr std::string_view kClocks[] = {"%clock64", "%globaltimer"};
 
 struct Operand {
   enum class Kind : std::uint8_t { none, reg, imm, special } kind = Kind::none;
@@ -118,6 +121,7 @@ perf_model::InstrClass instruction_class(const Inst& in) {
       return InstrClass::shared_store;
     case Op::mov:  // cvta too
     case Op::cvt:
+    case Op::clock:
       return InstrClass::move;
     case Op::setp:
     case Op::and_pred:
@@ -198,6 +202,7 @@ struct Entry {
   std::vector<SharedArray> shared;
   std::uint64_t shared_bytes = 0;
   std::map<std::string, std::uint32_t, std::less<>> registers;
+  bool reads_clock = false;
 };
 
 struct GlobalArray {
@@ -313,6 +318,9 @@ Operand Module::Impl::operand(std::string_view s, int line, Entry& entry) const 
   Operand o;
   if (s.empty()) unsupported(line, "a missing operand");
   if (s.front() == '%') {
+    if (std::find(std::begin(kClocks), std::end(kClocks), s) != std::end(kClocks)) {
+      unsupported(line, fmt::format("'{}' read other than by mov", s));
+    }
     for (std::size_t i = 0; i < std::size(kSpecials); ++i) {
       if (s == kSpecials[i]) {
         o.kind = Operand::Kind::special;
@@ -496,6 +504,13 @@ void Module::Impl::parse_instruction(std::string_view text, int line, Entry& ent
     inst.op = Op::mov;
     inst.type = type_at(parts.size() - 1);
     want(2);
+    if (std::find(std::begin(kClocks), std::end(kClocks), args[1]) != std::end(kClocks)) {
+      if (bytes_of(inst.type) != 8) unsupported(line, fmt::format("'{}' of a clock", opcode));
+      inst.op = Op::clock;
+      entry.reads_clock = true;
+      destination();
+      return entry.code.push_back(inst);
+    }
     operands();
     return entry.code.push_back(inst);
   }
@@ -952,6 +967,11 @@ Outcome Module::Impl::execute(const Entry& entry, const Launch& launch, bool rev
   const std::size_t registers = entry.registers.size();
   std::vector<std::uint64_t> regs(threads * registers);
   std::vector<std::uint32_t> pcs(threads);
+  // What %clock64 reads: the instructions the thread executed in its block so far, so that the
+  // clocks a thread reads do not depend on the order the threads run in. %globaltimer reads the
+  // same, as nanoseconds of a 1 GHz clock. Kept only for an entry that reads them.
+  std::vector<std::uint64_t> clocks(threads);
+  const bool clocked = entry.reads_clock;
   enum class State : std::uint8_t { running, at_barrier, done };
   std::vector<State> states(threads);
   std::vector<unsigned char> shared(entry.shared_bytes);
@@ -1031,6 +1051,7 @@ Outcome Module::Impl::execute(const Entry& entry, const Launch& launch, bool rev
     const std::uint64_t b = reverse ? blocks - 1 - i : i;
     std::fill(regs.begin(), regs.end(), kPoison);
     std::fill(pcs.begin(), pcs.end(), 0);
+    std::fill(clocks.begin(), clocks.end(), 0);
     std::fill(states.begin(), states.end(), State::running);
     std::fill(shared.begin(), shared.end(), kPoisonByte);
     std::fill(shared_stamps.begin(), shared_stamps.end(), Stamp{});  // each block has its own
@@ -1100,6 +1121,8 @@ Outcome Module::Impl::execute(const Entry& entry, const Launch& launch, bool rev
               return 0;
             };
             std::uint32_t pc = pcs[t];
+            // The thread's clock goes on from here: clocks[t] + instructions while it runs.
+            if (clocked) clocks[t] -= instructions;
             // A thread runs to its next barrier; a lane of a warp, one instruction: its budget
             // stops it there, with no test in the loop beyond the launch's limit.
             const std::uint64_t budget =
@@ -1218,9 +1241,13 @@ Outcome Module::Impl::execute(const Entry& entry, const Launch& launch, bool rev
                 case Op::ret:
                   states[t] = State::done;
                   break;
+                case Op::clock:
+                  r[in.dst.index] = clocks[t] + instructions;
+                  break;
               }
             }
             pcs[t] = pc;
+            if (clocked) clocks[t] += instructions;
           }
           if (warps == nullptr) break;
           if (warp_pc < entry.code.size()) {

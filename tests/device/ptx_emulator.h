@@ -1,14 +1,16 @@
 #pragma once
 // Runs the PTX that sculpt's printer writes on the host, one thread after another between
 // barriers, so that candidates' PTX is checked for what it computes where there is no GPU. It
-// knows the subset of PTX the printer emits (and tells a line it does not know), and reports
-// what a GPU would fault on (an address outside every allocation, a misaligned access) and what
-// a GPU would silently get wrong: results that depend on the order in which threads run (a data
-// race: two threads touch the same memory, one of them writing, with no barrier between them),
-// and a barrier not every thread of a block reaches. On request it also counts what a launch
-// executed, as a GPU's warps issue it (warp instructions by class, global sectors, shared
-// wavefronts), so that a performance model's counts can be checked against it. It is a test
-// instrument: it checks semantics, not speed.
+// knows the subset of PTX the printer emits, and the clocks that the GPU characterization's
+// microbenchmarks read (and tells a line it does not know), and reports what a GPU would fault
+// on (an address outside every allocation, a misaligned access) and what a GPU would silently
+// get wrong: results that depend on the order in which threads run (a data race: two threads
+// touch the same memory, one of them writing, with no barrier between them), and a barrier not
+// every thread of a block reaches. On request it also counts what a launch executed, as a GPU's
+// warps issue it (warp instructions by class, global sectors, shared wavefronts), so that a
+// performance model's counts can be checked against it. It is a test instrument: it checks
+// semantics, not speed. Its clocks are deterministic: %clock64 reads the instructions the
+// thread executed in its block so far, %globaltimer the same as nanoseconds.
 #include <array>
 #include <cstdint>
 #include <map>

@@ -331,6 +331,55 @@ TEST(PtxEmulator, PtxItDoesNotKnowIsRefusedWithItsLine) {
   EXPECT_EQ(refusal("  ld.param.f32 %v, [param_x];"),
             "PTX line 30: 'ld.param.f32' of a parameter of another size");
   EXPECT_EQ(refusal("  mov.u32 %tid.x, 0;"), "PTX line 30: '%tid.x' written by 'mov.u32'");
+  EXPECT_EQ(refusal("  add.u64 %a6, %clock64, 1;"),
+            "PTX line 30: '%clock64' read other than by mov");
+  EXPECT_EQ(refusal("  mov.u32 %t2, %globaltimer;"), "PTX line 30: 'mov.u32' of a clock");
+}
+
+// Thread t loops t + 1 times between two reads of each clock, then writes what they moved by at
+// out[2t] (%clock64) and out[2t + 1] (%globaltimer); a barrier lets the other threads run between.
+TEST(PtxEmulator, ClocksCountTheInstructionsOfTheThreadReadingThem) {
+  Module module(R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry clocks(
+  .param .u64 param_out)
+{
+  ld.param.u64 %out, [param_out];
+  cvta.to.global.u64 %out, %out;
+  mov.u32 %t, %tid.x;
+  mov.u64 %c0, %clock64;
+  mov.u64 %g0, %globaltimer;
+  mov.u32 %i, 0;
+LOOP:
+  add.u32 %i, %i, 1;
+  setp.le.u32 %p, %i, %t;
+  @%p bra LOOP;
+  bar.sync 0;
+  mov.u64 %c1, %clock64;
+  mov.u64 %g1, %globaltimer;
+  sub.u64 %c1, %c1, %c0;
+  sub.u64 %g1, %g1, %g0;
+  cvt.u64.u32 %a, %t;
+  mad.lo.u64 %a, %a, 16, %out;
+  st.global.u64 [%a], %c1;
+  st.global.u64 [%a+8], %g1;
+  ret;
+}
+)");
+  std::vector<std::uint64_t> out(4, 0);
+  std::uint64_t* out_pointer = out.data();
+  void* params[1] = {&out_pointer};
+  Launch launch;
+  launch.block = {2, 1, 1};
+  launch.params = params;
+  launch.allocations.emplace_back(reinterpret_cast<std::uint64_t>(out.data()), 8 * out.size());
+  // Both runs (threads in reverse order, then in order) leave the same: no race.
+  const Outcome outcome = module.run("clocks", launch);
+  ASSERT_EQ(outcome.fault, Fault::none) << outcome.message;
+  // From the first read to the second: a mov, a mov, 3 instructions a loop iteration, the
+  // barrier, the second read.
+  EXPECT_EQ(out, (std::vector<std::uint64_t>{7, 7, 10, 10}));
 }
 
 // Counting: kernels whose warps' instructions, sectors and wavefronts are worked out by hand.

@@ -1,7 +1,7 @@
 // `sculpt characterize`: a quick measurement of the CPU writes a description that loads back,
 // prints each figure with its source and compares it with the shipped one; the user errors (an
-// --out that cannot be written, the CUDA device) exit with the usage code and one message
-// before anything is measured.
+// --out that cannot be written) exit with the usage code and one message before anything is
+// measured. The GPU's: cuda_characterize_command_test.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -96,7 +96,10 @@ TEST_P(CharacterizeCommandErrors, OneMessageAndUsageExitBeforeMeasuring) {
 INSTANTIATE_TEST_SUITE_P(
     Inputs, CharacterizeCommandErrors,
     testing::Values(
-        BadCharacterize{"Cuda", {"--device", "cuda"}, "--device cuda is not available yet"},
+        BadCharacterize{
+            "CudaNoSuchFolder",
+            {"--device", "cuda", "--out", "/nonexistent/sculpt/sm_90.json"},
+            "cannot write /nonexistent/sculpt/sm_90.json: no folder /nonexistent/sculpt"},
         BadCharacterize{"NoSuchFolder",
                         {"--device", "cpu", "--quick", "--out", "/nonexistent/sculpt/cpu.json"},
                         "cannot write /nonexistent/sculpt/cpu.json: no folder /nonexistent/sculpt"},
