@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build="${1:-build}"
 reference="${2:-../shared/bench/cublas_reference.py}"
-binaries=(sculpt bench_gpu bench_gpu_space cuda_device_test gpu_candidates_test)
+binaries=(sculpt bench_gpu bench_gpu_space cuda_device_test gpu_candidates_test gpu_bound_test)
 
 for b in "${binaries[@]}"; do
   [ -x "$build/bin/$b" ] || { echo "pack.sh: $build/bin/$b is missing (build with the CUDA header)" >&2; exit 2; }
