@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "perf_model/memory_transactions.h"
@@ -29,10 +30,8 @@ struct Pattern {
   }
 };
 
-}  // namespace
-
-WarpTotals warp_totals(const LaneShape& shape, std::span<const Shift> shifts, std::int64_t base,
-                       std::int64_t sector_bytes, std::uint32_t banks) {
+WarpTotals compute(const LaneShape& shape, std::span<const Shift> shifts, std::int64_t base,
+                   std::int64_t sector_bytes, std::uint32_t banks) {
   const std::int64_t R = sector_bytes;
   // How many iterations start the access at each residue modulo a sector.
   std::vector<double> residues(static_cast<std::size_t>(R), 0);
@@ -108,5 +107,42 @@ WarpTotals warp_totals(const LaneShape& shape, std::span<const Shift> shifts, st
   }
   return totals;
 }
+
+/// Every argument of warp_totals, as words (the base modulo a sector: only that matters).
+struct Key {
+  std::vector<std::int64_t> words;
+  bool operator==(const Key&) const = default;
+};
+
+struct KeyHash {
+  std::size_t operator()(const Key& key) const {
+    std::uint64_t h = 0xCBF29CE484222325ull;
+    for (std::int64_t w : key.words) h = (h ^ static_cast<std::uint64_t>(w)) * 0x100000001B3ull;
+    return h;
+  }
+};
+
+constexpr std::size_t kCapacity = 1 << 14;
+thread_local std::unordered_map<Key, WarpTotals, KeyHash> t_answers;
+
+}  // namespace
+
+WarpTotals warp_totals(const LaneShape& shape, std::span<const Shift> shifts, std::int64_t base,
+                       std::int64_t sector_bytes, std::uint32_t banks) {
+  Key key;
+  key.words.reserve(14 + 2 * shifts.size());
+  key.words.insert(key.words.end(), shape.block.begin(), shape.block.end());
+  key.words.insert(key.words.end(), shape.coeff.begin(), shape.coeff.end());
+  key.words.insert(key.words.end(), shape.bound.begin(), shape.bound.end());
+  key.words.insert(key.words.end(), {shape.lane_bytes, modulo(base, sector_bytes), sector_bytes, banks});
+  for (const Shift& s : shifts) key.words.insert(key.words.end(), {s.coeff, s.size});
+  if (const auto found = t_answers.find(key); found != t_answers.end()) return found->second;
+  if (t_answers.size() >= kCapacity) t_answers.clear();
+  const WarpTotals totals = compute(shape, shifts, base, sector_bytes, banks);
+  t_answers.emplace(std::move(key), totals);
+  return totals;
+}
+
+void forget_warp_totals() { t_answers.clear(); }
 
 }  // namespace sculpt::perf_model

@@ -35,8 +35,12 @@ struct WarpTotals {
 };
 
 /// Totals over every warp of one block and every combination of the shifts, the address
-/// starting `base` bytes past a sector boundary.
+/// starting `base` bytes past a sector boundary. Each thread keeps its recent answers: a search
+/// asks the same again and again (a candidate's children share most of its accesses' shapes).
 WarpTotals warp_totals(const LaneShape& shape, std::span<const Shift> shifts, std::int64_t base,
                        std::int64_t sector_bytes, std::uint32_t banks);
+
+/// Forgets this thread's answers (benchmarks of the first bound of a candidate).
+void forget_warp_totals();
 
 }  // namespace sculpt::perf_model
