@@ -57,6 +57,24 @@ TEST(EstimateCommand, ACtrlCPrintsTheEstimateOfTheSamplesFinished) {
       << outcome.err;
 }
 
+// The model's cut on a kernel's tree: a line with the nodes at the depth and the share of them the
+// bound keeps. No candidate of matmul 256x256x32 is faster than the launch floor: a cut at 1 ns
+// keeps none.
+TEST(EstimateCommand, CutsTheTreeWithTheBound) {
+  const Outcome kept = run_estimate({"--kernel", "matmul", "--size", "256x256x32", "--method",
+                                     "knuth", "--samples", "20", "--cut", "1s", "--depth", "4"});
+  ASSERT_EQ(kept.code, kExitOk) << kept.err;
+  EXPECT_NE(kept.out.find("\ncut    at 1 s on depth 4 (20 samples, "), std::string::npos) << kept.out;
+  EXPECT_NE(kept.out.find(", 100% of them with a bound below the cut; of the "), std::string::npos)
+      << kept.out;
+  const Outcome none = run_estimate({"--kernel", "matmul", "--size", "256x256x32", "--method",
+                                     "knuth", "--samples", "20", "--cut", "1ns"});
+  ASSERT_EQ(none.code, kExitOk) << none.err;
+  EXPECT_NE(none.out.find(" on depth 10 "), std::string::npos) << none.out;
+  EXPECT_NE(none.out.find(", 0% of them with a bound below the cut; "), std::string::npos)
+      << none.out;
+}
+
 TEST(EstimateCommand, ProbesApartFromSamples) {
   const Outcome outcome = run_estimate(
       {"--kernel", "axpy", "--size", "1024", "--samples", "4", "--probes", "1", "--seed", "3"});
@@ -124,6 +142,15 @@ INSTANTIATE_TEST_SUITE_P(
         BadEstimate{"NegativeJobs",
                     {"--kernel", "axpy", "--jobs", "-1"},
                     "--jobs is -1, not 0 (every hardware thread) or a count up to 1024"},
+        BadEstimate{"MalformedCut",
+                    {"--kernel", "axpy", "--cut", "55.5 us"},
+                    "malformed --cut '55.5 us' (expected a time: 55.5us, 1.2ms)"},
+        BadEstimate{"NegativeDepth",
+                    {"--kernel", "axpy", "--cut", "1us", "--depth", "-1"},
+                    "--depth is -1, not a number of decisions"},
+        BadEstimate{"UnknownDescription",
+                    {"--kernel", "axpy", "--description", "sm_12"},
+                    "sm_12: neither a shipped description"},
         BadEstimate{"TooManyJobs",
                     {"--kernel", "axpy", "--jobs", "100000"},
                     "--jobs is 100000, not 0 (every hardware thread) or a count up to 1024"}),
