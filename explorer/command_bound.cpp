@@ -52,8 +52,8 @@ void print_counts(const perf_model::Bound& bound) {
   for (const perf_model::InstructionCounts& c : bound.counts.instructions) {
     double instructions = 0;
     for (double n : c.charged) instructions += n;
-    fmt::print("  {:<12} {:>12.4g} {:>12.4g} {:>12.4g}{}\n", c.name, instructions, c.charged_sectors,
-               c.charged_wavefronts, c.exact ? "" : "  (at least)");
+    fmt::print("  {:<12} {:>12.4g} {:>12.4g} {:>12.4g}{}\n", c.name, instructions,
+               c.charged_sectors, c.charged_wavefronts, c.exact ? "" : "  (at least)");
   }
   fmt::print("barriers per block {:g}, blocks {:g}, threads per block {:g} (at least)\n",
              bound.counts.barriers_per_block, bound.counts.blocks, bound.counts.threads_per_block);
@@ -82,7 +82,8 @@ int run_bound(const BoundOptions& o) {
     device = log->header.device;
   }
   const backbone::ZooLookup lookup = backbone::lookup_kernel(kernel_name, size);
-  if (!lookup.ok()) return fail(log ? fmt::format("{}: {}", path.string(), lookup.error) : lookup.error);
+  if (!lookup.ok())
+    return fail(log ? fmt::format("{}: {}", path.string(), lookup.error) : lookup.error);
   std::string error;
   const std::optional<perf_model::Description> description =
       search::device_description(device, o.description, &error);

@@ -54,7 +54,8 @@ CandidateView::CandidateView(const gpu_space::Candidate& c, const KernelFacts& f
                                               c.backbone().device().max_threads_per_block);
 }
 
-double CandidateView::product_lo(std::span<const DimId> dims, std::span<const DimId> counted) const {
+double CandidateView::product_lo(std::span<const DimId> dims,
+                                 std::span<const DimId> counted) const {
   std::vector<DimId> classes(counted.begin(), counted.end());
   double product = 1;
   for (DimId d : dims) {

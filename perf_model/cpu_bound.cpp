@@ -28,7 +28,8 @@ void cpu_bound(const CandidateView& v, const CpuRates& r, Layers layers, Bound& 
   if (layers != Layers::floors) {
     cores = std::min(cores, v.product_hi(v.dims_of_kind(kind::BLOCK, /*certain=*/false)));
   }
-  out.terms.push_back(Term{"fp32", Level::device, operations / (r.fp32_per_second.value * cores) * 1e9,
+  out.terms.push_back(Term{"fp32", Level::device,
+                           operations / (r.fp32_per_second.value * cores) * 1e9,
                            fmt::format("{:.4g} fp32 operations on {:g} cores", operations, cores)});
   const double bytes = v.facts.compulsory_bytes;
   const double footprint = v.facts.footprint_bytes;
@@ -38,9 +39,9 @@ void cpu_bound(const CandidateView& v, const CpuRates& r, Layers layers, Bound& 
     double bandwidth;
   };
   const CacheLevel levels[] = {{"l1", r.l1_bytes.value * r.cores.value, r.l1_bandwidth.value},
-                          {"l2", r.l2_bytes.value * r.cores.value, r.l2_bandwidth.value},
-                          {"l3", r.l3_bytes.value, r.l3_bandwidth.value},
-                          {"dram", 0, r.dram_bandwidth.value}};
+                               {"l2", r.l2_bytes.value * r.cores.value, r.l2_bandwidth.value},
+                               {"l3", r.l3_bytes.value, r.l3_bandwidth.value},
+                               {"dram", 0, r.dram_bandwidth.value}};
   const CacheLevel* at = &levels[3];
   for (const CacheLevel& level : levels) {
     if (footprint <= level.capacity) {
@@ -52,7 +53,8 @@ void cpu_bound(const CandidateView& v, const CpuRates& r, Layers layers, Bound& 
                            fmt::format("{:.4g} bytes of arrays ({:.4g} bytes of footprint) at the "
                                        "bandwidth of the first level that holds them",
                                        bytes, footprint)});
-  out.terms.push_back(Term{"launch", Level::device, r.launch_floor_ns.value, "an empty kernel's run"});
+  out.terms.push_back(
+      Term{"launch", Level::device, r.launch_floor_ns.value, "an empty kernel's run"});
 }
 
 }  // namespace sculpt::perf_model

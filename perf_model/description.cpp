@@ -118,7 +118,8 @@ Json rates_json(const Rates& rates, const std::array<FigureField<Rates>, N>& fie
 }
 
 template <typename Rates, std::size_t N>
-std::vector<NamedFigure> named(const Rates& rates, const std::array<FigureField<Rates>, N>& fields) {
+std::vector<NamedFigure> named(const Rates& rates,
+                               const std::array<FigureField<Rates>, N>& fields) {
   std::vector<NamedFigure> out;
   for (const FigureField<Rates>& f : fields) out.push_back({f.name, &(rates.*f.member)});
   return out;
@@ -164,12 +165,14 @@ std::optional<Description> Description::parse(std::string_view text, std::string
     const Json& name = member(json, "name", origin, "top level");
     if (!name.is_string()) invalid(origin, "name", "expected text");
     d.name = name.get<std::string>();
-    if (json.contains("about") && json["about"].is_string()) d.about = json["about"].get<std::string>();
+    if (json.contains("about") && json["about"].is_string())
+      d.about = json["about"].get<std::string>();
     const Json& limits = member(json, "limits", origin, "top level");
     d.limits = parse_limits(limits, origin);
     if (limits.is_string()) d.limits_of = limits.get<std::string>();
     const bool gpu = json.contains("gpu");
-    if (gpu == json.contains("cpu")) invalid(origin, "top level", "expected one of 'gpu' and 'cpu'");
+    if (gpu == json.contains("cpu"))
+      invalid(origin, "top level", "expected one of 'gpu' and 'cpu'");
     if (gpu) {
       d.gpu = parse_rates(json["gpu"], kGpuFields, origin, "gpu");
     } else {

@@ -129,7 +129,8 @@ class GpuBound {
     *shared = false;
     if (c.facts->temporary) {
       const spacegen::ValueSet space = v_.candidate.get_mem_space(c.inst->access->mem.value);
-      if (space != values::mem_space::SHARED && space != values::mem_space::GLOBAL) return std::nullopt;
+      if (space != values::mem_space::SHARED && space != values::mem_space::GLOBAL)
+        return std::nullopt;
       *shared = space == values::mem_space::SHARED;
     }
     if (c.facts->is_load) return *shared ? InstrClass::shared_load : InstrClass::global_load;
@@ -150,7 +151,8 @@ class GpuBound {
     c.per_execution = f.per_execution;
     bool shared = false;
     if (inst.access) {
-      if (const std::optional<InstrClass> m = memory_class(c, &shared)) c.per_execution[index(*m)] += 1;
+      if (const std::optional<InstrClass> m = memory_class(c, &shared))
+        c.per_execution[index(*m)] += 1;
     }
     // The generic bound: every distinct value computed by some lane of some warp instruction,
     // 32 lanes (or the block's threads, when fewer) to a warp instruction.
@@ -205,11 +207,13 @@ class GpuBound {
           const backbone::DimMapping& mapping = v_.kernel.mapping(m);
           const DimId dim = f.is_store ? mapping.src : v_.kernel.load_dim(comm, mapping.dst);
           const auto at = std::find(f.dims.begin(), f.dims.end(), dim);
-          SCULPT_CHECK(at != f.dims.end()) << inst.name << " does not iterate on its temporary's dims";
+          SCULPT_CHECK(at != f.dims.end())
+              << inst.name << " does not iterate on its temporary's dims";
           stride[at - f.dims.begin()] += elements * f.elem_bytes;
         }
       } else {
-        const auto strides = v_.kernel.access_strides(inst.id, [&](DimId d) { return v_.dim(d).lo; });
+        const auto strides =
+            v_.kernel.access_strides(inst.id, [&](DimId d) { return v_.dim(d).lo; });
         for (const auto& [dim, elements] : strides) {
           const auto at = std::find(f.dims.begin(), f.dims.end(), dim);
           stride[at - f.dims.begin()] += elements * f.elem_bytes;
@@ -296,7 +300,8 @@ class GpuBound {
       (shared ? t.sectors : t.wavefronts) = 0;
       return t;
     };
-    c.charged_memory = in_its_space(scaled(warp_totals(lanes, charged_shifts, constant, sector, banks), other_blocks));
+    c.charged_memory = in_its_space(
+        scaled(warp_totals(lanes, charged_shifts, constant, sector, banks), other_blocks));
     if (f.temporary && !shared) {
       // A module's global array is aligned to 16 bytes only: charge the cheaper placement.
       const WarpTotals moved = warp_totals(lanes, charged_shifts, constant + 16, sector, banks);
@@ -306,8 +311,9 @@ class GpuBound {
     c.per_warp = c.charged / (blocks_lo_ * warps_lo_) * issued;
     c.exact = true;
     if (!executed_) return;
-    c.executed_memory = in_its_space(
-        scaled(warp_totals(lanes, executed_shifts, constant, sector, banks), other_blocks * outside_repeats(inst, f)));
+    c.executed_memory =
+        in_its_space(scaled(warp_totals(lanes, executed_shifts, constant, sector, banks),
+                            other_blocks * outside_repeats(inst, f)));
     c.executed = c.executed_memory.accesses;
   }
 
@@ -400,9 +406,11 @@ class GpuBound {
     add(Term{"dram", Level::device, dram / gpu_.rates.dram_bandwidth.value * 1e9,
              fmt::format("{:.4g} bytes beyond what L2 ({:.3g} bytes) keeps between runs", dram,
                          l2_bytes)});
-    add(Term{"l2", Level::device, v_.facts.compulsory_bytes / gpu_.rates.l2_bandwidth.value * 1e9,
-             fmt::format("{:.4g} bytes of the arrays, each sector once", v_.facts.compulsory_bytes)});
-    add(Term{"launch", Level::device, gpu_.rates.launch_floor_ns.value, "an empty kernel's launch"});
+    add(Term{
+        "l2", Level::device, v_.facts.compulsory_bytes / gpu_.rates.l2_bandwidth.value * 1e9,
+        fmt::format("{:.4g} bytes of the arrays, each sector once", v_.facts.compulsory_bytes)});
+    add(Term{"launch", Level::device, gpu_.rates.launch_floor_ns.value,
+             "an empty kernel's launch"});
   }
 
   // ----- Layer 2: one SM ---------------------------------------------------------------------
@@ -426,9 +434,11 @@ class GpuBound {
     const double issued = sum(charged_) + memory_unplaced_;
     per_sm("issue", issued, std::min(gpu_.issue, warps),
            fmt::format("{:.4g} warp instructions over {:g} warps at most", issued, warps));
-    per_sm("fp32", fp32, std::min(gpu_.fp32, warps), fmt::format("{:.4g} fp32 warp instructions", fp32));
+    per_sm("fp32", fp32, std::min(gpu_.fp32, warps),
+           fmt::format("{:.4g} fp32 warp instructions", fp32));
     const double memory = memory_of(charged_) + memory_unplaced_;
-    per_sm("lsu", memory, gpu_.memory, fmt::format("{:.4g} load and store warp instructions", memory));
+    per_sm("lsu", memory, gpu_.memory,
+           fmt::format("{:.4g} load and store warp instructions", memory));
     double sectors = 0;
     double wavefronts = 0;
     for (const InstCost& cost : costs_) {
@@ -443,12 +453,14 @@ class GpuBound {
     for (const InstCost& cost : costs_) {
       InstructionCounts counts;
       counts.name = cost.inst->name;
-      for (std::size_t k = 0; k < kInstrClasses; ++k) counts.charged[k] = cost.per_execution[k] * cost.charged;
+      for (std::size_t k = 0; k < kInstrClasses; ++k)
+        counts.charged[k] = cost.per_execution[k] * cost.charged;
       counts.executed = cost.executed;
       counts.charged_sectors = cost.charged_memory.sectors;
       counts.executed_sectors = std::max(cost.executed_memory.sectors, cost.charged_memory.sectors);
       counts.charged_wavefronts = cost.charged_memory.wavefronts;
-      counts.executed_wavefronts = std::max(cost.executed_memory.wavefronts, cost.charged_memory.wavefronts);
+      counts.executed_wavefronts =
+          std::max(cost.executed_memory.wavefronts, cost.charged_memory.wavefronts);
       counts.exact = cost.exact && v_.fully_specified;
       out_.counts.instructions.push_back(std::move(counts));
     }
@@ -478,9 +490,9 @@ class GpuBound {
     }
     // A block of W warps must fit: ptxas gives a thread at most the registers file over 32 W,
     // in steps of 8 (a warp's 256-register allocation unit).
-    const double cap = std::min(
-        gpu_.rates.max_registers_per_thread.value,
-        8 * std::floor(gpu_.rates.registers_per_sm.value / (warps_hi_ * gpu_.warp) / 8));
+    const double cap =
+        std::min(gpu_.rates.max_registers_per_thread.value,
+                 8 * std::floor(gpu_.rates.registers_per_sm.value / (warps_hi_ * gpu_.warp) / 8));
     return std::min(most, cap);
   }
 
@@ -491,7 +503,8 @@ class GpuBound {
     blocks = std::min(blocks, std::floor(r.max_threads_per_sm.value / gpu_.warp / warps_lo_));
     const double registers = registers_lo();
     if (registers > 0) {
-      blocks = std::min(blocks, std::floor(r.registers_per_sm.value / (registers * gpu_.warp * warps_lo_)));
+      blocks = std::min(blocks,
+                        std::floor(r.registers_per_sm.value / (registers * gpu_.warp * warps_lo_)));
     }
     const double shared = static_cast<double>(v_.candidate.get_shared_elements().lo) * 4;
     if (shared > 0) blocks = std::min(blocks, std::floor(r.shared_bytes_per_sm.value / shared));
@@ -527,9 +540,9 @@ class GpuBound {
     for (DimId d : f.storage_dims) {
       const DimView& s = v_.dim(d);
       if (s.kinds != kind::LOOP) continue;
-      const bool outside = std::all_of(f.reduction_dims.begin(), f.reduction_dims.end(), [&](DimId k) {
-        return v_.order(d, v_.dim(k).stmt) == values::order::OUTER;
-      });
+      const bool outside =
+          std::all_of(f.reduction_dims.begin(), f.reduction_dims.end(),
+                      [&](DimId k) { return v_.order(d, v_.dim(k).stmt) == values::order::OUTER; });
       if (outside) repeats.push_back(d);
     }
     return latency_of(c) * f.reduction_length * v_.product_lo(repeats);
@@ -543,13 +556,15 @@ class GpuBound {
     for (const InstCost& c : costs_) {
       by_id[c.inst->id.value] = &c;
       for (const backbone::Operand& op : c.inst->operands) {
-        if (op.kind == backbone::Operand::Kind::kValue || op.kind == backbone::Operand::Kind::kReduction) {
+        if (op.kind == backbone::Operand::Kind::kValue ||
+            op.kind == backbone::Operand::Kind::kReduction) {
           preds[c.inst->id.value].push_back(v_.kernel.source(op).inst);
         }
       }
     }
     for (const backbone::Communication& comm : v_.kernel.comms()) {
-      if (comm.lowerable() && v_.kernel.lowered(comm.id)) preds[comm.load.value].push_back(comm.store);
+      if (comm.lowerable() && v_.kernel.lowered(comm.id))
+        preds[comm.load.value].push_back(comm.store);
     }
     std::function<double(InstId)> path = [&](InstId id) -> double {
       double& memo = longest[id.value];

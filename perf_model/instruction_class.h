@@ -29,8 +29,8 @@ enum class InstrClass : std::uint8_t {
 inline constexpr std::size_t kInstrClasses = 15;
 
 inline constexpr std::array<std::string_view, kInstrClasses> kInstrClassNames = {
-    "fp32_fma",   "fp32_add",    "fp32_mul",     "fp32_other",  "fp64",
-    "special",    "integer",     "move",         "control",     "param_load",
+    "fp32_fma",    "fp32_add",     "fp32_mul",    "fp32_other",   "fp64",
+    "special",     "integer",      "move",        "control",      "param_load",
     "global_load", "global_store", "shared_load", "shared_store", "barrier"};
 
 inline std::string_view to_string(InstrClass c) {

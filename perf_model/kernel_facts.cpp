@@ -154,7 +154,8 @@ std::pair<double, double> footprint(const backbone::Kernel& kernel, const Instru
       terms.push_back({std::abs(t.coeff), kernel.logical_dim(t.logical).size});
     }
   }
-  std::sort(terms.begin(), terms.end(), [](const Term& a, const Term& b) { return a.coeff < b.coeff; });
+  std::sort(terms.begin(), terms.end(),
+            [](const Term& a, const Term& b) { return a.coeff < b.coeff; });
   // Mixed radix (each coefficient beyond the span of the smaller ones): every point distinct.
   bool injective = true;
   std::int64_t span = 0;
@@ -169,7 +170,8 @@ std::pair<double, double> footprint(const backbone::Kernel& kernel, const Instru
   const double elements = injective ? points : largest;
   const double bytes = static_cast<double>(backbone::elem_type_bytes(inst.type));
   // Elements at least a sector apart never share one.
-  const bool apart = !terms.empty() && static_cast<double>(terms.front().coeff) * bytes >= kSectorBytes;
+  const bool apart =
+      !terms.empty() && static_cast<double>(terms.front().coeff) * bytes >= kSectorBytes;
   const double sectors = apart ? elements : std::ceil(elements * bytes / kSectorBytes);
   return {elements, sectors};
 }
@@ -186,15 +188,16 @@ KernelFacts::KernelFacts(const backbone::Kernel& kernel)
     InstFacts& f = insts[i];
     f.is_load = inst.op == Operator::kLoad;
     f.is_store = inst.op == Operator::kStore;
-    f.temporary = inst.access &&
-                  kernel.mem(inst.access->mem).kind == backbone::MemRegion::Kind::kTemporary;
+    f.temporary =
+        inst.access && kernel.mem(inst.access->mem).kind == backbone::MemRegion::Kind::kTemporary;
     f.elem_bytes = backbone::elem_type_bytes(inst.type);
     f.per_execution = per_execution(inst);
     f.latency = latency_kind(inst, f.temporary);
     f.deps = value_deps(kernel, inst.id, deps, done);
     for (LoopId loop : inst.loops) {
       const bool dep = std::binary_search(f.deps.begin(), f.deps.end(), kernel.loop(loop).logical);
-      if (dep) f.distinct *= static_cast<double>(kernel.logical_dim(kernel.loop(loop).logical).size);
+      if (dep)
+        f.distinct *= static_cast<double>(kernel.logical_dim(kernel.loop(loop).logical).size);
       for (backbone::DimId d : kernel.loop(loop).dims()) {
         f.dims.push_back(d);
         f.dep_dim.push_back(dep);

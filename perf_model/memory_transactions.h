@@ -21,7 +21,8 @@ struct LaneAccess {
 
 /// Distinct sectors of `sector_bytes` (32 on every NVIDIA GPU since Maxwell) the lanes touch
 /// (0 when no lane is active).
-inline std::uint32_t global_sectors(std::span<const LaneAccess> lanes, std::uint64_t sector_bytes = 32) {
+inline std::uint32_t global_sectors(std::span<const LaneAccess> lanes,
+                                    std::uint64_t sector_bytes = 32) {
   // At most 32 lanes, each within two sectors (aligned accesses of up to 16 bytes: one).
   std::array<std::uint64_t, 64> sectors{};
   std::size_t count = 0;
@@ -40,7 +41,8 @@ inline std::uint32_t global_sectors(std::span<const LaneAccess> lanes, std::uint
 /// 4 * banks bytes a cycle, so with 32 banks a warp of 8-byte (16-byte) accesses goes in two
 /// (four) phases of 16 (8) consecutive lanes; in each phase with an active lane, the bank that
 /// holds the most distinct 4-byte words sets the wavefronts (lanes reading the same word share it).
-inline std::uint32_t shared_wavefronts(std::span<const LaneAccess> lanes, std::uint32_t banks = 32) {
+inline std::uint32_t shared_wavefronts(std::span<const LaneAccess> lanes,
+                                       std::uint32_t banks = 32) {
   constexpr std::uint64_t kBankBytes = 4;
   std::uint32_t bytes = 4;
   for (const LaneAccess& a : lanes) bytes = std::max(bytes, a.bytes);
@@ -58,7 +60,8 @@ inline std::uint32_t shared_wavefronts(std::span<const LaneAccess> lanes, std::u
       }
     }
     std::sort(words.begin(), words.begin() + count);
-    count = static_cast<std::size_t>(std::unique(words.begin(), words.begin() + count) - words.begin());
+    count =
+        static_cast<std::size_t>(std::unique(words.begin(), words.begin() + count) - words.begin());
     if (count == 0) continue;
     std::array<std::uint32_t, 64> per_bank{};  // banks <= 64
     std::uint32_t most = 0;

@@ -27,8 +27,8 @@ std::string Bound::explain() const {
   std::string out = fmt::format("lower bound {}: bound by {} ({})\n", support::format_ns(ns),
                                 bottleneck().resource, to_string(bottleneck().level));
   for (const Term& t : terms) {
-    out += fmt::format("  {:<8} {:<6} {:>12}  {}\n", t.resource, to_string(t.level), support::format_ns(t.ns),
-                       t.detail);
+    out += fmt::format("  {:<8} {:<6} {:>12}  {}\n", t.resource, to_string(t.level),
+                       support::format_ns(t.ns), t.detail);
   }
   return out;
 }

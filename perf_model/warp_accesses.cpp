@@ -134,7 +134,8 @@ WarpTotals warp_totals(const LaneShape& shape, std::span<const Shift> shifts, st
   key.words.insert(key.words.end(), shape.block.begin(), shape.block.end());
   key.words.insert(key.words.end(), shape.coeff.begin(), shape.coeff.end());
   key.words.insert(key.words.end(), shape.bound.begin(), shape.bound.end());
-  key.words.insert(key.words.end(), {shape.lane_bytes, modulo(base, sector_bytes), sector_bytes, banks});
+  key.words.insert(key.words.end(),
+                   {shape.lane_bytes, modulo(base, sector_bytes), sector_bytes, banks});
   for (const Shift& s : shifts) key.words.insert(key.words.end(), {s.coeff, s.size});
   if (const auto found = t_answers.find(key); found != t_answers.end()) return found->second;
   if (t_answers.size() >= kCapacity) t_answers.clear();

@@ -43,7 +43,8 @@ std::string level_source(const device::MemoryLevel& level, const device::CpuChar
                          const char* larger, const std::string& how) {
   const double fastest = std::max({level.read, level.write, level.copy});
   return fmt::format(
-      "measured: {} per core on {} cores, 64-byte vectors, half again the fastest of read ({:.4g}), "
+      "measured: {} per core on {} cores, 64-byte vectors, half again the fastest of read "
+      "({:.4g}), "
       "write ({:.4g}) and copy ({:.4g}) bytes/s{}, {}",
       format_bytes(level.bytes_per_core), c.cores, level.read, level.write, level.copy,
       level.bandwidth > fastest ? fmt::format(", raised to the {}'s", larger) : "", how);
@@ -88,18 +89,19 @@ perf_model::CpuRates rates_of(const device::CpuCharacteristics& c) {
                 "together, " +
                     when};
   r.l1_bandwidth = {round_outward(c.l1.bandwidth * kBandwidthMargin, true),
-                     level_source(c.l1, c, "L2", timed)};
+                    level_source(c.l1, c, "L2", timed)};
   r.l2_bandwidth = {round_outward(c.l2.bandwidth * kBandwidthMargin, true),
-                     level_source(c.l2, c, "L3", timed)};
+                    level_source(c.l2, c, "L3", timed)};
   r.l3_bandwidth = {round_outward(c.l3.bandwidth * kBandwidthMargin, true),
-                     level_source(c.l3, c, "DRAM", timed)};
+                    level_source(c.l3, c, "DRAM", timed)};
   r.dram_bandwidth = {round_outward(c.dram.bandwidth * kBandwidthMargin, true),
-                     level_source(c.dram, c, "", timed)};
+                      level_source(c.dram, c, "", timed)};
   r.launch_floor_ns = {
       round_outward(c.launch_floor_ns * kFloorMargin, false),
-      fmt::format("measured: half the fastest of {} runs of an empty OpenMP parallel region ({:.4g} "
-                  "ns), timed as the CPU device times a candidate's run, {}",
-                  c.launch_runs, c.launch_floor_ns, when)};
+      fmt::format(
+          "measured: half the fastest of {} runs of an empty OpenMP parallel region ({:.4g} "
+          "ns), timed as the CPU device times a candidate's run, {}",
+          c.launch_runs, c.launch_floor_ns, when)};
   return r;
 }
 
@@ -231,7 +233,8 @@ std::optional<perf_model::Description> cached_cpu_description() {
   std::stringstream text;
   text << in.rdbuf();
   std::string error;
-  std::optional<perf_model::Description> d = perf_model::Description::parse(text.str(), path.string(), &error);
+  std::optional<perf_model::Description> d =
+      perf_model::Description::parse(text.str(), path.string(), &error);
   if (!d || !d->cpu || d->about != device::cpu_identity()) return std::nullopt;
   return d;
 }
@@ -271,9 +274,10 @@ std::optional<perf_model::Description> device_description(std::string_view devic
   try {
     const device::CpuCharacteristics c = device::characterize_cpu();
     if (c.others_busy > device::kBusyShare) {
-      spdlog::warn("other work kept the CPUs {:.0f}% busy while measuring: the bounds may be too "
-                   "high; sculpt characterize --device cpu --out {} measures again",
-                   100 * c.others_busy, cached_cpu_path().string());
+      spdlog::warn(
+          "other work kept the CPUs {:.0f}% busy while measuring: the bounds may be too "
+          "high; sculpt characterize --device cpu --out {} measures again",
+          100 * c.others_busy, cached_cpu_path().string());
     }
     perf_model::Description d = cpu_description(c);
     try {

@@ -45,7 +45,9 @@ const InstructionCounts& counts(const Bound& b, const std::string& name) {
   return none;
 }
 
-double charged(const InstructionCounts& c, InstrClass k) { return c.charged[static_cast<std::size_t>(k)]; }
+double charged(const InstructionCounts& c, InstrClass k) {
+  return c.charged[static_cast<std::size_t>(k)];
+}
 
 TEST(Bound, MatmulRootIsAtLeastThePeakFp32Time) {
   const backbone::Kernel kernel = zoo_kernel("matmul", "1024x1024x1024");
@@ -168,8 +170,8 @@ TEST_P(AncestorsNeverAboveTheirLeaf, AlongRandomDescents) {
       ++edges;
       if (b.ns < parent * (1 - 1e-9)) ++decreasing;
       if (b.ns > leaf * (1 + 1e-9) && ++violations <= 3) {
-        ADD_FAILURE() << "after " << spacegen::to_json(action) << ": " << b.ns << " ns above the leaf's "
-                      << leaf << " ns\n"
+        ADD_FAILURE() << "after " << spacegen::to_json(action) << ": " << b.ns
+                      << " ns above the leaf's " << leaf << " ns\n"
                       << b.explain();
       }
       parent = b.ns;
@@ -180,7 +182,8 @@ TEST_P(AncestorsNeverAboveTheirLeaf, AlongRandomDescents) {
               edges ? 100.0 * decreasing / edges : 0.0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, AncestorsNeverAboveTheirLeaf, testing::ValuesIn(backbone::zoo_names()),
+INSTANTIATE_TEST_SUITE_P(Zoo, AncestorsNeverAboveTheirLeaf,
+                         testing::ValuesIn(backbone::zoo_names()),
                          [](const auto& param) { return param.param; });
 
 }  // namespace

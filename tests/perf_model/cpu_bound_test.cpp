@@ -49,13 +49,15 @@ TEST_P(CpuBound, IsAboveZeroAndAtMostEveryMeasuredTime) {
   };
   std::vector<double> ratios;
   const auto problem = search::make_problem(info, sizes, kernel, 3);
-  search::random_search(*root, cpu, device::Language::c, problem, options, [&](search::Evaluated&& e) {
-    if (e.evaluation.check != device::Check::ok) return;
-    ASSERT_TRUE(e.bound_ns);
-    EXPECT_GT(*e.bound_ns, 0);
-    EXPECT_LE(*e.bound_ns, *e.evaluation.time_ns) << "candidate " << e.id << "\n" << explain(e.actions);
-    ratios.push_back(*e.evaluation.time_ns / *e.bound_ns);
-  });
+  search::random_search(
+      *root, cpu, device::Language::c, problem, options, [&](search::Evaluated&& e) {
+        if (e.evaluation.check != device::Check::ok) return;
+        ASSERT_TRUE(e.bound_ns);
+        EXPECT_GT(*e.bound_ns, 0);
+        EXPECT_LE(*e.bound_ns, *e.evaluation.time_ns) << "candidate " << e.id << "\n"
+                                                      << explain(e.actions);
+        ratios.push_back(*e.evaluation.time_ns / *e.bound_ns);
+      });
   ASSERT_FALSE(ratios.empty());
   std::sort(ratios.begin(), ratios.end());
   std::printf("%s: %zu candidates, median measured / bound %.3g (from %.3g to %.3g)\n",

@@ -48,7 +48,8 @@ TEST(Description, LoadsFromAFileAsShipped) {
 
 /// The error of loading the shipped sm_90 description once `edit` changed it.
 std::string error_after(const std::function<void(nlohmann::ordered_json&)>& edit) {
-  nlohmann::ordered_json json = nlohmann::ordered_json::parse(Description::named("sm_90").to_json());
+  nlohmann::ordered_json json =
+      nlohmann::ordered_json::parse(Description::named("sm_90").to_json());
   edit(json);
   std::string error;
   EXPECT_FALSE(Description::parse(json.dump(), "edited.json", &error));
@@ -56,7 +57,8 @@ std::string error_after(const std::function<void(nlohmann::ordered_json&)>& edit
 }
 
 TEST(Description, ErrorsNameTheFileAndTheField) {
-  EXPECT_EQ(error_after([](auto& j) { j["gpu"].erase("sms"); }), "edited.json: gpu: 'sms' is missing");
+  EXPECT_EQ(error_after([](auto& j) { j["gpu"].erase("sms"); }),
+            "edited.json: gpu: 'sms' is missing");
   EXPECT_EQ(error_after([](auto& j) { j["gpu"]["smz"] = j["gpu"]["sms"]; }),
             "edited.json: gpu.smz: no such figure");
   EXPECT_EQ(error_after([](auto& j) { j["gpu"]["sms"]["value"] = -1; }),
@@ -77,7 +79,9 @@ TEST(Description, ErrorsNameTheFileAndTheField) {
             "edited.json: top level: expected one of 'gpu' and 'cpu'");
   EXPECT_EQ(error_after([](auto& j) { j["colour"] = "green"; }),
             "edited.json: colour: no such field (expected name, about, limits, gpu or cpu)");
-  EXPECT_NE(error_after([](auto& j) { j["limits"]["max_unroll"] = "lots"; }).find("edited.json: limits: "),
+  EXPECT_NE(error_after([](auto& j) {
+              j["limits"]["max_unroll"] = "lots";
+            }).find("edited.json: limits: "),
             std::string::npos);
 }
 
@@ -86,12 +90,14 @@ TEST(Description, MalformedTextAndMissingFilesAreRefused) {
   EXPECT_FALSE(Description::parse("{\"name\": ", "broken.json", &error));
   EXPECT_TRUE(error.starts_with("broken.json: not JSON: ")) << error;
   EXPECT_FALSE(Description::load("/no/such/description.json", &error));
-  EXPECT_TRUE(error.starts_with("/no/such/description.json: neither a shipped description (")) << error;
+  EXPECT_TRUE(error.starts_with("/no/such/description.json: neither a shipped description ("))
+      << error;
   EXPECT_NE(error.find("sm_90"), std::string::npos) << error;
 }
 
 TEST(Description, LimitsMayNameAShippedDescription) {
-  nlohmann::ordered_json json = nlohmann::ordered_json::parse(Description::named("sm_90").to_json());
+  nlohmann::ordered_json json =
+      nlohmann::ordered_json::parse(Description::named("sm_90").to_json());
   json["limits"] = "sm_90";
   std::string error;
   const std::optional<Description> d = Description::parse(json.dump(), "named.json", &error);

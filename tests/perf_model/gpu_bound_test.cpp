@@ -40,13 +40,15 @@ class OnTheGpu : public testing::Test {
 void report(const std::string& what, std::vector<double> ratios, int violations) {
   ASSERT_FALSE(ratios.empty()) << what;
   std::sort(ratios.begin(), ratios.end());
-  std::printf("%s: %zu measured, %d above their bound, measured / bound median %.3g, 10th "
-              "percentile %.3g, least %.3g\n",
-              what.c_str(), ratios.size(), violations, ratios[ratios.size() / 2],
-              ratios[ratios.size() / 10], ratios.front());
+  std::printf(
+      "%s: %zu measured, %d above their bound, measured / bound median %.3g, 10th "
+      "percentile %.3g, least %.3g\n",
+      what.c_str(), ratios.size(), violations, ratios[ratios.size() / 2],
+      ratios[ratios.size() / 10], ratios.front());
 }
 
-class GpuBound : public OnTheGpu, public testing::WithParamInterface<std::pair<std::string, std::string>> {};
+class GpuBound : public OnTheGpu,
+                 public testing::WithParamInterface<std::pair<std::string, std::string>> {};
 
 TEST_P(GpuBound, RandomCandidatesAreNeverFasterThanTheirBound) {
   const auto& [name, size] = GetParam();
@@ -69,10 +71,10 @@ TEST_P(GpuBound, RandomCandidatesAreNeverFasterThanTheirBound) {
                           const double ratio = *e.evaluation.time_ns / *e.bound_ns;
                           ratios.push_back(ratio);
                           if (ratio * kNoise < 1 && ++violations <= 3) {
-                            ADD_FAILURE() << name << " " << size << " candidate " << e.id
-                                          << ": measured " << *e.evaluation.time_ns
-                                          << " ns, bound " << *e.bound_ns << " ns\n"
-                                          << e.code.source.substr(0, 4000);
+                            ADD_FAILURE()
+                                << name << " " << size << " candidate " << e.id << ": measured "
+                                << *e.evaluation.time_ns << " ns, bound " << *e.bound_ns << " ns\n"
+                                << e.code.source.substr(0, 4000);
                           }
                         });
   report(name + " " + size, ratios, violations);
@@ -101,9 +103,9 @@ TEST_F(GpuBoundRecipes, AreNeverFasterThanTheirBound) {
     search::HandCandidate hand(kernel);
     r.decide(hand);
     const Bound bound = Model(kernel, sm90()).bound(hand.complete());
-    const device::Evaluation e = gpu().evaluate(
-        search::kernel_code(hand.complete(), device::Language::ptx, "recipe"),
-        search::make_problem(*lookup.info, lookup.sizes, kernel, 5));
+    const device::Evaluation e =
+        gpu().evaluate(search::kernel_code(hand.complete(), device::Language::ptx, "recipe"),
+                       search::make_problem(*lookup.info, lookup.sizes, kernel, 5));
     ASSERT_EQ(e.check, device::Check::ok) << r.name << ": " << e.message;
     const double ratio = *e.time_ns / bound.ns;
     std::printf("%s: measured %.4g us, bound %.4g us (%s), measured / bound %.3g\n", r.name.c_str(),

@@ -29,7 +29,8 @@ namespace {
 /// Host memory as cuMemAlloc gives it: 256-byte aligned.
 struct Buffer {
   explicit Buffer(std::size_t bytes)
-      : size((bytes + 255) / 256 * 256), data(static_cast<std::byte*>(std::aligned_alloc(256, size))) {}
+      : size((bytes + 255) / 256 * 256),
+        data(static_cast<std::byte*>(std::aligned_alloc(256, size))) {}
   ~Buffer() { std::free(data); }
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -83,12 +84,13 @@ void compare(const Bound& model, const ptx_emulator::Counts& ran, const std::str
     for (std::size_t k = 0; k < kInstrClasses; ++k) {
       if (charged.charged[k] > static_cast<double>(executed.warp_instructions[k])) {
         violation(fmt::format("{}: {:g} {} warp instructions charged, {} ran", charged.name,
-                              charged.charged[k], kInstrClassNames[k], executed.warp_instructions[k]));
+                              charged.charged[k], kInstrClassNames[k],
+                              executed.warp_instructions[k]));
       }
     }
     if (charged.charged_sectors > static_cast<double>(executed.sectors)) {
-      violation(fmt::format("{}: {:g} sectors charged, {} ran", charged.name, charged.charged_sectors,
-                            executed.sectors));
+      violation(fmt::format("{}: {:g} sectors charged, {} ran", charged.name,
+                            charged.charged_sectors, executed.sectors));
     }
     if (charged.charged_wavefronts > static_cast<double>(executed.wavefronts)) {
       violation(fmt::format("{}: {:g} wavefronts charged, {} ran", charged.name,
@@ -108,8 +110,8 @@ void compare(const Bound& model, const ptx_emulator::Counts& ran, const std::str
     }
   }
   if (model.counts.barriers_per_block > static_cast<double>(ran.barriers_per_block)) {
-    violation(fmt::format("{:g} barriers per block charged, {} ran", model.counts.barriers_per_block,
-                          ran.barriers_per_block));
+    violation(fmt::format("{:g} barriers per block charged, {} ran",
+                          model.counts.barriers_per_block, ran.barriers_per_block));
   }
 }
 
@@ -131,7 +133,8 @@ TEST_P(ModelCounts, NeverExceedWhatRan) {
     const search::Descent descent = search::random_descent(*root, rng);
     if (!descent.candidate) continue;
     const auto& candidate = static_cast<const gpu_space::Candidate&>(*descent.candidate);
-    const device::KernelCode code = search::kernel_code(candidate, device::Language::ptx, "candidate");
+    const device::KernelCode code =
+        search::kernel_code(candidate, device::Language::ptx, "candidate");
     const ptx_emulator::Outcome ran = run_counted(code, data);
     ASSERT_EQ(ran.fault, ptx_emulator::Fault::none) << ran.message << "\n" << code.source;
     ++tally.candidates;
