@@ -212,7 +212,6 @@ KernelFacts::KernelFacts(const backbone::Kernel& kernel)
     }
     if (inst.access && !f.temporary) {
       const auto [elements, sectors] = footprint(kernel, inst);
-      f.footprint_elements = elements;
       f.footprint_sectors = sectors;
       const std::uint32_t mem = inst.access->mem.value;
       array_sectors[mem] = std::max(array_sectors[mem], sectors);

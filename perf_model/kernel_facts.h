@@ -40,9 +40,8 @@ struct InstFacts {
   std::vector<backbone::DimId> reduction_dims;
   /// Dimensions of the loops indexing the value (the loops but the reduced ones).
   std::vector<backbone::DimId> storage_dims;
-  /// Accesses of the kernel's arrays: the distinct elements and 32-byte sectors the access
-  /// touches over its whole iteration space (at least).
-  double footprint_elements = 0;
+  /// Accesses of the kernel's arrays: the 32-byte sectors the access touches over its whole
+  /// iteration space (at least).
   double footprint_sectors = 0;
 };
 
