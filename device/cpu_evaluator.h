@@ -53,6 +53,11 @@ class CpuEvaluator final : public Evaluator {
 
   std::string name() const override { return "cpu"; }
   void cancel_waiting() override { pipeline_->cancel_waiting(); }
+  DeviceTimes times() const override { return pipeline_->times(); }
+  /// While a candidate runs, with compilation paused for it (the options' default).
+  void wait_while_measuring() const override {
+    if (options_.pause_compilation_while_measuring) pipeline_->wait_while_measuring();
+  }
 
   CpuEvaluatorStats stats() const;
   const CCompiler& compiler() const { return compiler_; }

@@ -92,6 +92,14 @@ Evaluation CudaEvaluator::measure(const KernelCode& code,
   return evaluation_of(std::move(outcome), plan);
 }
 
+std::string CudaEvaluator::architecture() const {
+  const std::size_t open = description_.rfind("(sm_");
+  const std::size_t close = description_.rfind(')');
+  SCULPT_CHECK(open != std::string::npos && close > open)
+      << "a GPU's description without its compute capability: " << description_;
+  return description_.substr(open + 1, close - open - 1);
+}
+
 CudaEvaluatorStats CudaEvaluator::stats() const {
   std::lock_guard lock(mutex_);
   return CudaEvaluatorStats{.compiler = compiler_.stats(),

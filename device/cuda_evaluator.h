@@ -61,7 +61,10 @@ class CudaEvaluator final : public Evaluator {
   ~CudaEvaluator() override;
 
   std::string name() const override { return "cuda"; }
+  /// "sm_90": the compute capability that device_description() ends with.
+  std::string architecture() const override;
   void cancel_waiting() override { pipeline_->cancel_waiting(); }
+  DeviceTimes times() const override { return pipeline_->times(); }
 
   CudaEvaluatorStats stats() const;
   /// "NVIDIA H100 80GB HBM3 (sm_90)".

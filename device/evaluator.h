@@ -77,12 +77,22 @@ class DeviceError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Where a device's time went so far: compiling (summed over its compilers, which run side by
+/// side) and measuring (one candidate at a time).
+struct DeviceTimes {
+  double compiling_s = 0;
+  double measuring_s = 0;
+};
+
 class Evaluator {
  public:
   virtual ~Evaluator() = default;
 
   /// The device's name in logs: "cpu", "cuda".
   virtual std::string name() const = 0;
+  /// What the device is, for its performance model: "cpu", or a GPU's compute capability
+  /// ("sm_90").
+  virtual std::string architecture() const { return name(); }
 
   /// Queues an evaluation and returns at once; compilation runs in the background while
   /// earlier candidates are measured, one at a time. The future throws a DeviceError when the
@@ -97,6 +107,13 @@ class Evaluator {
   /// Abandons the evaluations submitted so far that have not started running (a search out of
   /// budget): their futures throw std::future_error at once. The one being measured finishes.
   virtual void cancel_waiting() = 0;
+
+  /// Returns once the device is not measuring: a device that times candidates on the host's
+  /// cores (the CPU) waits here so that searching threads do not disturb its times; others
+  /// return at once.
+  virtual void wait_while_measuring() const {}
+
+  virtual DeviceTimes times() const = 0;
 
   /// Compiles, runs, times and checks one candidate, waiting for the result.
   Evaluation evaluate(KernelCode code, std::shared_ptr<const Problem> problem) {

@@ -56,6 +56,7 @@ class Pipeline {
       compiled_.clear();
     }
     ready_.notify_all();
+    idle_.notify_all();
     measurer_.join();
   }
 
@@ -96,6 +97,20 @@ class Pipeline {
     return evaluations_;
   }
 
+  /// Time spent compiling (summed over the pool's threads) and measuring so far.
+  DeviceTimes times() const {
+    std::lock_guard lock(mutex_);
+    DeviceTimes t = times_;
+    if (measuring_) t.measuring_s += seconds_since(measure_start_);
+    return t;
+  }
+
+  /// Returns once no candidate is being measured.
+  void wait_while_measuring() const {
+    std::unique_lock lock(mutex_);
+    idle_.wait(lock, [this] { return !measuring_ || stopping_; });
+  }
+
   /// Compilations that finished while a candidate was being measured: the overlap that keeps
   /// the device busy.
   std::int64_t compiled_while_measuring() const {
@@ -124,6 +139,7 @@ class Pipeline {
   void compile(const std::shared_ptr<Job>& job) {
     if (!still_waiting(job, false)) return;
     std::optional<CompileResult> result;
+    const auto start = std::chrono::steady_clock::now();
     try {
       result.emplace(compile_(job->code));
     } catch (...) {
@@ -132,6 +148,7 @@ class Pipeline {
     }
     {
       std::lock_guard lock(mutex_);
+      times_.compiling_s += seconds_since(start);
       if (measuring_) ++compiled_while_measuring_;
     }
     if (auto* evaluation = std::get_if<Evaluation>(&*result)) {
@@ -158,6 +175,7 @@ class Pipeline {
         compiled_.pop_front();
         waiting_.erase(job);
         measuring_ = true;
+        measure_start_ = std::chrono::steady_clock::now();
       }
       std::optional<Evaluation> evaluation;
       try {
@@ -169,7 +187,9 @@ class Pipeline {
       {
         std::lock_guard lock(mutex_);
         measuring_ = false;
+        times_.measuring_s += seconds_since(measure_start_);
       }
+      idle_.notify_all();
       if (!evaluation) continue;
       if (job->cutoff) job->cutoff->observe(*evaluation);
       finish(*job, std::move(*evaluation));
@@ -184,16 +204,23 @@ class Pipeline {
     job.promise.set_value(std::move(evaluation));
   }
 
+  static double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
   Compile compile_;
   Measure measure_;
 
   mutable std::mutex mutex_;
   std::condition_variable ready_;
+  mutable std::condition_variable idle_;
   /// Submitted and neither measured nor settled by compiling: what cancel_waiting abandons.
   std::unordered_set<std::shared_ptr<Job>> waiting_;
   std::deque<std::shared_ptr<Job>> compiled_;
   bool stopping_ = false;
   bool measuring_ = false;
+  std::chrono::steady_clock::time_point measure_start_{};
+  DeviceTimes times_{};
   std::int64_t evaluations_ = 0;
   std::int64_t compiled_while_measuring_ = 0;
 

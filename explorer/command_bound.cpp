@@ -10,13 +10,17 @@
 
 #include "backbone/zoo/zoo.h"
 #include "explorer/command.h"
-#include "explorer/event_log.h"
 #include "perf_model/model.h"
 #include "search/device_description.h"
+#include "search/event_log.h"
 #include "support/duration.h"
 
 namespace sculpt::explorer {
 namespace {
+
+using search::LogContents;
+using search::LogEvaluation;
+using search::read_log;
 
 struct BoundOptions {
   std::string log;

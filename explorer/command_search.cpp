@@ -9,17 +9,15 @@
 #include <map>
 
 #include "backbone/zoo/zoo.h"
-#include "codegen/c_printer.h"
-#include "codegen/lower.h"
 #include "device/cpu_evaluator.h"
 #include "device/process.h"
-#include "explorer/best_code.h"
 #include "explorer/command.h"
-#include "explorer/event_log.h"
 #include "explorer/stop_on_signal.h"
 #include "search/device_description.h"
 #include "search/problem.h"
-#include "search/random_search.h"
+#include "search/run_folder.h"
+#include "search/session.h"
+#include "support/check.h"
 #include "support/duration.h"
 #include "support/progress.h"
 #ifdef SCULPT_HAVE_CUDA
@@ -33,7 +31,10 @@ struct SearchCommandOptions {
   std::string kernel;
   std::string size;
   std::string device = "auto";
-  std::string algorithm = "random";
+  std::string algorithm = "mcts";
+  std::string policy = "tag";
+  std::string order;
+  int threads = 1;
   std::int64_t evals = 100;
   std::optional<std::string> budget;
   std::uint64_t seed = 1;
@@ -77,30 +78,64 @@ std::unique_ptr<device::Evaluator> make_device(const std::string& name, std::str
 /// " (3 ok, 1 timeout)", or nothing when nothing was evaluated.
 std::string check_counts(const std::map<std::string, std::int64_t>& counts) {
   std::string out;
-  for (const auto& [check, count] : counts) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", count, check);
+  for (const auto& [check, count] : counts)
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", count, check);
   return out.empty() ? out : " (" + out + ")";
+}
+
+/// The session's options from the command's; nothing with a message for a malformed one.
+std::optional<search::SessionOptions> session_options(const SearchCommandOptions& o,
+                                                      std::string* error) {
+  search::SessionOptions options;
+  const std::optional<search::AlgorithmKind> algorithm = search::algorithm_from_string(o.algorithm);
+  if (!algorithm) {
+    *error = "unknown algorithm '" + o.algorithm + "' (known: mcts, bb, random)";
+    return std::nullopt;
+  }
+  options.algorithm = *algorithm;
+  options.mcts.policy =
+      o.policy == "uct" ? search::MctsOptions::Policy::uct : search::MctsOptions::Policy::tag;
+  if (!o.order.empty()) options.order = o.order;
+  if (o.evals <= 0) {
+    *error = "--evals must be positive";
+    return std::nullopt;
+  }
+  options.evals = o.evals;
+  if (o.threads < 1) {
+    *error = "--threads must be at least 1";
+    return std::nullopt;
+  }
+  options.threads = o.threads;
+  if (o.cutoff != 0 && !(o.cutoff >= 1)) {
+    *error = fmt::format("--cutoff {} is neither 0 (off) nor a factor of at least 1", o.cutoff);
+    return std::nullopt;
+  }
+  options.cutoff = o.cutoff;
+  if (o.budget) {
+    const std::optional<double> budget = support::parse_duration(*o.budget);
+    if (!budget) {
+      *error = "malformed --budget '" + *o.budget +
+               "' (expected numbers with s, m or h: 90s, 10m, 1h30m)";
+      return std::nullopt;
+    }
+    options.budget = std::chrono::duration<double>(*budget);
+  }
+  options.seed = o.seed;
+  return options;
 }
 
 int run_search(const SearchCommandOptions& o) {
   const backbone::ZooLookup lookup = backbone::lookup_kernel(o.kernel, o.size);
   if (!lookup.ok()) return fail(lookup.error);
-  if (o.algorithm != "random") return fail("unknown algorithm '" + o.algorithm + "' (known: random)");
-  if (o.evals <= 0) return fail("--evals must be positive");
-  if (o.cutoff != 0 && !(o.cutoff >= 1)) {
-    return fail(fmt::format("--cutoff {} is neither 0 (off) nor a factor of at least 1", o.cutoff));
-  }
-  std::optional<double> budget;
-  if (o.budget && !(budget = support::parse_duration(*o.budget))) {
-    return fail("malformed --budget '" + *o.budget +
-                "' (expected numbers with s, m or h: 90s, 10m, 1h30m)");
-  }
   std::string error;
+  std::optional<search::SessionOptions> options = session_options(o, &error);
+  if (!options) return fail(error);
   std::unique_ptr<device::Evaluator> device = make_device(o.device, &error);
   if (!device) return fail(error);
-
   const std::optional<perf_model::Description> description =
-      search::device_description(device->name(), o.description, &error);
+      search::device_description(device->architecture(), o.description, &error);
   if (!description) return fail(error);
+
   const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
   const auto root = gpu_space::make_root(kernel, description->limits);
   if (root->conflict()) {
@@ -108,134 +143,73 @@ int run_search(const SearchCommandOptions& o) {
                  root->conflict()->to_string().c_str());
     return kExitNothingValid;
   }
-  const std::filesystem::path dir =
-      o.out.empty() ? std::filesystem::path("runs") / (o.kernel + "-" + backbone::format_sizes(lookup.sizes))
-                    : std::filesystem::path(o.out);
-  const std::filesystem::path log_path = dir / "log.jsonl";
-  LogHeader header{1, o.kernel, lookup.sizes.entries(), device->name(), root->table().model_hash,
-                   o.seed, o.algorithm};
-
-  std::map<std::string, std::int64_t> counts;
-  std::optional<LogEvaluation> best;
-  // Whether `e`, logged or new, is faster than the best so far.
-  const auto improves = [&best](const LogEvaluation& e) {
-    return e.check == "ok" && (!best || *e.time_ns < *best->time_ns);
-  };
-  std::size_t best_line = 0;
-  // A resumed search continues its log (of which it keeps the counts and the best); a new one
-  // starts it.
-  std::size_t logged = 0;
-  std::optional<std::int64_t> last_id;
-  std::optional<EventLog> log;
+  StopOnSignal stop;
+  options->stop_requested = [&stop] { return stop.requested(); };
+  const perf_model::Model model(kernel, *description);
+  search::DeviceEvaluator evaluator(
+      *device, search::make_problem(*lookup.info, lookup.sizes, kernel, o.seed));
+  std::optional<search::Session> session;
   try {
-    if (o.resume) {
-      LogLock lock = LogLock::acquire(log_path);  // before reading: nothing appends since
-      LogContents contents = read_log(log_path, [&](LogEvaluation&& e, std::size_t line) {
-        ++counts[e.check];
-        if (improves(e)) {
-          best_line = line;
-          best = std::move(e);
-        }
-      });
-      if (!contents.ok()) return fail(contents.error);
-      if (!(contents.header == header)) {
-        return fail(fmt::format("{} was written by another search (kernel, sizes, device, space or "
-                                "seed differ): start a new one with another --out",
-                                log_path.string()));
-      }
-      log.emplace(EventLog::append_to(std::move(lock), contents));
-      logged = contents.evaluation_count;
-      last_id = contents.last_id;
-    } else {
-      std::error_code folder_error;
-      std::filesystem::create_directories(dir, folder_error);
-      if (folder_error) {
-        return fail(fmt::format("cannot create the run folder {}: {}", dir.string(),
-                                folder_error.message()));
-      }
-      log.emplace(EventLog::create(log_path, header));
-    }
-  } catch (const std::exception& e) {
+    session.emplace(*root, evaluator, &model, *options);
+  } catch (const std::invalid_argument& e) {
     return fail(e.what());
   }
 
-  const auto problem = search::make_problem(*lookup.info, lookup.sizes, kernel, o.seed);
-  search::SearchOptions options;
-  options.evals = o.evals - static_cast<std::int64_t>(logged);
-  options.seed = o.seed + logged;  // a resumed search draws other candidates
-  options.first_id = last_id ? *last_id + 1 : 0;
-  if (budget) options.budget = std::chrono::duration<double>(*budget);
-  options.cutoff = o.cutoff;
-  if (best) options.best_ns = best->time_ns;
-  const perf_model::Model model(kernel, *description);
-  options.model = &model;
-  const device::Language language =
-      device->name() == "cuda" ? device::Language::ptx : device::Language::c;
-  const std::string what =
-      fmt::format("{} {} on {}", o.kernel, backbone::format_sizes(lookup.sizes), device->name());
-  // The best of a resumed log must replay on this space. Its code is written again when the run
-  // folder's best file holds another candidate (a crash between the log line and the file, or
-  // a deleted file).
-  if (best) {
-    const std::unique_ptr<spacegen::CandidateBase> replayed = root->clone();
-    if (replayed->apply(best->actions) == spacegen::Status::Conflict ||
-        replayed->first_open_instance()) {
-      return fail(fmt::format(
-          "{}:{}: candidate {} does not replay on this space: {}", log_path.string(), best_line,
-          best->id,
-          replayed->conflict() ? replayed->conflict()->to_string() : "it is not fully specified"));
-    }
-    if (best_code_id(dir, language) != best->id) {
-      try {
-        write_best_code(dir,
-                        search::kernel_code(static_cast<const gpu_space::Candidate&>(*replayed),
-                                            language, "candidate"),
-                        best->id, what, support::format_ns(*best->time_ns));
-      } catch (const std::runtime_error& e) {
-        return fail(e.what());
+  const std::string sizes = backbone::format_sizes(lookup.sizes);
+  const std::filesystem::path dir = o.out.empty()
+                                        ? std::filesystem::path("runs") / (o.kernel + "-" + sizes)
+                                        : std::filesystem::path(o.out);
+  search::RunFolder::Identity identity{{1, o.kernel, lookup.sizes.entries(), device->name(),
+                                        root->table().model_hash, o.seed, o.algorithm},
+                                       evaluator.language(),
+                                       fmt::format("{} {} on {}", o.kernel, sizes, device->name())};
+  // A resumed search replays its log into the session (the tree, the cut, what was measured)
+  // and mends the best file if a crash left it behind the log.
+  std::optional<search::RunFolder> folder;
+  try {
+    if (o.resume) {
+      folder.emplace(search::RunFolder::resume(
+          dir, identity, [&](const search::LogEvaluation& e, std::size_t) {
+            std::string why;
+            session->recall(e.id, e.actions, e.check == "ok" ? e.time_ns : std::nullopt, &why);
+            return why;
+          }));
+      if (folder->best_code_stale()) {
+        const std::unique_ptr<spacegen::CandidateBase> best = root->clone();
+        SCULPT_CHECK(best->apply(folder->best()->actions) == spacegen::Status::Ok)
+            << "a recalled candidate does not replay";
+        folder->write_best_code(search::kernel_code(static_cast<const gpu_space::Candidate&>(*best),
+                                                    evaluator.language(), "candidate"));
       }
+    } else {
+      folder.emplace(search::RunFolder::create(dir, identity));
     }
+  } catch (const std::runtime_error& e) {
+    return fail(e.what());
   }
-
-  if (o.resume && options.evals <= 0) {
+  const std::int64_t logged = folder->evaluations();
+  if (o.resume && o.evals <= logged) {
     std::fprintf(stderr,
-                 "sculpt search: the log holds %zu evaluations, --evals asks for %lld in all: "
+                 "sculpt search: the log holds %lld evaluations, --evals asks for %lld in all: "
                  "nothing to evaluate (raise --evals to go on)\n",
-                 logged, static_cast<long long>(o.evals));
+                 static_cast<long long>(logged), static_cast<long long>(o.evals));
   }
 
-  StopOnSignal stop;
-  options.stop_requested = [&stop] { return stop.requested(); };
-  std::int64_t done = static_cast<std::int64_t>(logged);
-  search::SearchStats stats;
+  search::SessionStats stats;
   std::string search_error;
   {
     // Scoped: the bar ends its line before the summary or an error is printed.
     support::Progress progress(o.evals);
     try {
-      stats = search::random_search(
-          *root, *device, language, problem, options, [&](search::Evaluated&& e) {
-            LogEvaluation entry;
-            entry.id = e.id;
-            entry.actions = std::move(e.actions);
-            entry.bound_ns = e.bound_ns;
-            entry.time_ns = e.evaluation.time_ns;
-            entry.check = std::string(device::to_string(e.evaluation.check));
-            entry.t = e.t;
-            entry.spread_ns = e.evaluation.spread_ns;
-            entry.runs = e.evaluation.runs;
-            entry.cut_short = e.evaluation.cut_short;
-            entry.message = e.evaluation.message.substr(0, 2000);
-            log->write(entry);
-            ++counts[entry.check];
-            if (improves(entry)) {
-              best = entry;
-              write_best_code(dir, e.code, entry.id, what, support::format_ns(*entry.time_ns));
-            }
-            progress.update(
-                ++done, best ? fmt::format("best {} (#{})", support::format_ns(*best->time_ns), best->id)
-                             : std::string("no valid candidate yet"));
-          });
+      stats = session->run([&](search::Evaluated&& e) {
+        folder->record(e);
+        const auto& best = folder->best();
+        progress.update(
+            folder->evaluations(),
+            best ? fmt::format("best {} (#{})", support::format_ns(*best->time_ns), best->id)
+                 : std::string("no valid candidate yet"));
+      });
+      folder->record(stats);
     } catch (const device::DeviceError& e) {
       search_error = std::string("the device failed: ") + e.what();
     } catch (const std::runtime_error& e) {
@@ -244,26 +218,27 @@ int run_search(const SearchCommandOptions& o) {
   }
   if (!search_error.empty()) return fail(search_error);
 
-  fmt::print("{}: {} evaluated{}, {} dead end{}{}{}; log {}\n", what,
-             logged + static_cast<std::size_t>(stats.evaluated), check_counts(counts),
-             stats.dead_ends, stats.dead_ends == 1 ? "" : "s",
-             stats.cut_short > 0
-                 ? fmt::format(", {} cut short past {:g}x the best time ({} killed)",
-                               stats.cut_short, o.cutoff, stats.killed)
-                 : std::string(),
-             stats.abandoned > 0 ? fmt::format(", {} left unrun at the {}", stats.abandoned,
-                                               stop.requested() ? "interruption" : "budget")
-                                 : std::string(),
-             log_path.string());
+  fmt::print(
+      "{}: {} evaluated{}, {} dead end{}{}{}; log {}\n", identity.what, folder->evaluations(),
+      check_counts(folder->counts()), stats.dead_ends, stats.dead_ends == 1 ? "" : "s",
+      stats.cut_short > 0 ? fmt::format(", {} cut short past {:g}x the best time ({} killed)",
+                                        stats.cut_short, o.cutoff, stats.killed)
+                          : std::string(),
+      stats.abandoned > 0 ? fmt::format(", {} left unrun at the {}", stats.abandoned,
+                                        stop.requested() ? "interruption" : "budget")
+                          : std::string(),
+      folder->log_path().string());
+  fmt::print("{}\n", stats.summary());
+  const std::optional<search::LogEvaluation>& best = folder->best();
   if (!best) {
-    fmt::print("no valid candidate\n");
+    fmt::print("no valid candidate{}\n",
+               stats.exhausted ? " (the space holds no other candidate below the cut)" : "");
   } else {
     const auto [scale, unit] = support::duration_unit(*best->time_ns);
+    const std::optional<std::filesystem::path> code = folder->best_code_path();
     fmt::print("best: candidate {}, {} (spread {:.2g} {} over {} runs){}\n", best->id,
                support::format_ns(*best->time_ns), best->spread_ns / scale, unit, best->runs,
-               best_code_id(dir, language) == best->id
-                   ? fmt::format(", code in {}", best_code_path(dir, language).string())
-                   : "");
+               code ? fmt::format(", code in {}", code->string()) : "");
   }
   if (stop.requested()) {
     std::fprintf(stderr, "sculpt search: interrupted by %s; --resume continues the search\n",
@@ -283,7 +258,17 @@ Command add_search_command(CLI::App& sculpt) {
   app->add_option("--device", o->device, "auto (the GPU when one answers), cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
-  app->add_option("--algorithm", o->algorithm, "Search algorithm: random")->capture_default_str();
+  app->add_option("--algorithm", o->algorithm,
+                  "Search algorithm: mcts (Monte-Carlo tree search), bb (branch-and-bound in bound "
+                  "order) or random (uniform descents)")
+      ->capture_default_str();
+  app->add_option("--policy", o->policy, "MCTS tree policy: tag (Threshold Ascent) or uct")
+      ->check(CLI::IsMember({"tag", "uct"}))
+      ->capture_default_str();
+  app->add_option("--order", o->order,
+                  fmt::format("Choices decided first, in order, separated by commas (default: {})",
+                              search::DecisionOrder::kDefault));
+  app->add_option("--threads", o->threads, "Searching threads")->capture_default_str();
   app->add_option("--evals", o->evals, "Candidates to evaluate (in total, when resuming)")
       ->transform(decimal_int64())
       ->capture_default_str();

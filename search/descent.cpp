@@ -20,10 +20,12 @@ std::vector<std::unique_ptr<CandidateBase>> valid_children(const CandidateBase& 
   return children;
 }
 
-Descent random_descent(const CandidateBase& from, std::mt19937_64& rng) {
+Descent random_descent(const CandidateBase& from, std::mt19937_64& rng,
+                       const DecisionOrder* order) {
   Descent descent;
   auto node = from.clone();
-  while (std::optional<InstanceRef> choice = node->first_open_instance()) {
+  while (std::optional<InstanceRef> choice =
+             order != nullptr ? order->next(*node) : node->first_open_instance()) {
     std::vector<std::uint32_t> values = node->domain(*choice);
     std::shuffle(values.begin(), values.end(), rng);
     std::unique_ptr<CandidateBase> next;

@@ -1,14 +1,15 @@
 #pragma once
-// Random descents through a space: from a candidate, fix the first open choice (the space's
-// decision order) to a value drawn uniformly among those whose propagation succeeds, until the
-// candidate is fully specified or no value is left (a dead end: propagation did not see the
-// conflict before).
+// Random descents through a space: from a candidate, fix the next open choice (of a
+// DecisionOrder, else the space's declaration order) to a value drawn uniformly among those whose
+// propagation succeeds, until the candidate is fully specified or no value is left (a dead end:
+// propagation did not see the conflict before).
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <random>
 #include <vector>
 
+#include "search/decision_order.h"
 #include "spacegen/runtime/candidate.h"
 
 namespace sculpt::search {
@@ -24,9 +25,11 @@ struct Descent {
   std::optional<spacegen::Conflict> dead_end;
 };
 
-/// One uniform random descent from `from`. Values are tried in a random order and the first
-/// that propagates is taken: the same distribution as drawing among the valid ones.
-Descent random_descent(const spacegen::CandidateBase& from, std::mt19937_64& rng);
+/// One uniform random descent from `from`, deciding in `order` (null: declaration order). Values
+/// are tried in a random order and the first that propagates is taken: the same distribution as
+/// drawing among the valid ones.
+Descent random_descent(const spacegen::CandidateBase& from, std::mt19937_64& rng,
+                       const DecisionOrder* order = nullptr);
 
 /// The children of `node` along its first open choice that survive propagation, one per value.
 /// `propagations` counts the restrictions tried.

@@ -267,7 +267,18 @@ std::optional<perf_model::Description> device_description(std::string_view devic
                                                           const std::string& requested,
                                                           std::string* error) {
   if (!requested.empty()) return perf_model::Description::load(requested, error);
-  if (device != "cpu") return perf_model::Description::named("sm_90");
+  if (device == "cuda") return perf_model::Description::named("sm_90");
+  if (device != "cpu") {
+    const std::vector<std::string> shipped = perf_model::Description::shipped();
+    if (std::find(shipped.begin(), shipped.end(), device) != shipped.end()) {
+      return perf_model::Description::named(device);
+    }
+    *error = fmt::format(
+        "sculpt ships no description of {} GPUs for its performance model: measure this one with "
+        "`sculpt characterize --device cuda --out FILE`, then search with --description FILE",
+        device);
+    return std::nullopt;
+  }
   if (std::optional<perf_model::Description> cached = cached_cpu_description()) return cached;
   spdlog::warn("measuring this machine's CPU for the performance model (once; kept in {})",
                cached_cpu_path().string());

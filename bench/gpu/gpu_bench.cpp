@@ -15,8 +15,8 @@
 #include "codegen/cuda_printer.h"
 #include "codegen/lower.h"
 #include "device/cpu_evaluator.h"
+#include "search/candidate_evaluator.h"
 #include "search/problem.h"
-#include "search/random_search.h"
 #include "search/recipes.h"
 #ifdef SCULPT_HAVE_CUDA
 #include "device/cuda_evaluator.h"

@@ -365,27 +365,33 @@ bool CandidateBase::is_live(const InstanceRef& instance) const {
 }
 
 template <typename F>
-void CandidateBase::for_each_live(F&& f, bool open_only, std::size_t from) const {
-  const SpaceTable& t = table();
+bool CandidateBase::for_each_live_of(std::uint32_t c, F&& f, bool open_only,
+                                     std::size_t from) const {
+  const ChoiceTable& ct = table().choices[c];
+  const ChoiceLayout& l = layout_->choices[c];
+  if (ct.kind == ChoiceKind::Counter || l.first_instance + l.count <= from) return true;
   std::array<ObjectId, kMaxArity> ids{};
-  for (std::uint32_t c = 0; c < t.choices.size(); ++c) {
-    const ChoiceTable& ct = t.choices[c];
-    const ChoiceLayout& l = layout_->choices[c];
-    if (ct.kind == ChoiceKind::Counter || l.first_instance + l.count <= from) continue;
-    for (std::size_t i = from > l.first_instance ? from - l.first_instance : 0; i < l.count; ++i) {
-      // Most instances of a search's candidates are fixed: their size is cheaper to read
-      // than their objects.
-      if (open_only && !more_than_one(bytes(), l, i)) continue;
-      layout_->decode(c, i, ids.data());
-      bool live = true;
-      for (std::uint32_t a = 0; a < l.arity && live; ++a) {
-        live = is_member(ct.arg_sets[a], ids[a]);
-        for (std::uint32_t b = 0; b < a && live; ++b) {
-          live = ids[a] != ids[b] || ct.arg_sets[a] != ct.arg_sets[b];
-        }
+  for (std::size_t i = from > l.first_instance ? from - l.first_instance : 0; i < l.count; ++i) {
+    // Most instances of a search's candidates are fixed: their size is cheaper to read
+    // than their objects.
+    if (open_only && !more_than_one(bytes(), l, i)) continue;
+    layout_->decode(c, i, ids.data());
+    bool live = true;
+    for (std::uint32_t a = 0; a < l.arity && live; ++a) {
+      live = is_member(ct.arg_sets[a], ids[a]);
+      for (std::uint32_t b = 0; b < a && live; ++b) {
+        live = ids[a] != ids[b] || ct.arg_sets[a] != ct.arg_sets[b];
       }
-      if (live && !f(c, i, ids.data(), l.arity)) return;
     }
+    if (live && !f(c, i, ids.data(), l.arity)) return false;
+  }
+  return true;
+}
+
+template <typename F>
+void CandidateBase::for_each_live(F&& f, bool open_only, std::size_t from) const {
+  for (std::uint32_t c = 0; c < table().choices.size(); ++c) {
+    if (!for_each_live_of(c, f, open_only, from)) return;
   }
 }
 
@@ -409,6 +415,20 @@ std::optional<InstanceRef> CandidateBase::first_open_instance() const {
       },
       /*open_only=*/true, open_hint_.get());
   open_hint_.set(next);
+  return out;
+}
+
+std::optional<InstanceRef> CandidateBase::first_open_instance(
+    std::span<const std::uint32_t> choices) const {
+  std::optional<InstanceRef> out;
+  const auto take = [&](std::uint32_t c, std::size_t, const ObjectId* ids, std::uint32_t arity) {
+    out = InstanceRef{c, std::vector<ObjectId>(ids, ids + arity)};
+    return false;
+  };
+  for (std::uint32_t c : choices) {
+    SCULPT_CHECK(c < table().choices.size()) << "choice " << c << " is not in the space";
+    if (!for_each_live_of(c, take, /*open_only=*/true, 0)) break;
+  }
   return out;
 }
 

@@ -158,6 +158,10 @@ class CandidateBase {
   /// The first of them: the next decision of a search that decides in layout order
   /// (choices in declaration order); nullopt when the candidate is fully specified.
   std::optional<InstanceRef> first_open_instance() const;
+  /// The first open instance of the first of `choices` that has one, each choice's instances in
+  /// layout order: the next decision of a search that decides in its own order. Choices left out
+  /// are never decided.
+  std::optional<InstanceRef> first_open_instance(std::span<const std::uint32_t> choices) const;
   /// Every live non-counter instance.
   std::vector<InstanceRef> live_instances() const;
   /// How many there are: in a fully specified candidate, the instances its decisions and their
@@ -392,6 +396,9 @@ class CandidateBase {
   /// f returns false.
   template <typename F>
   void for_each_live(F&& f, bool open_only = false, std::size_t from = 0) const;
+  /// for_each_live over the instances of choice `c` only; false when `f` stopped the walk.
+  template <typename F>
+  bool for_each_live_of(std::uint32_t c, F&& f, bool open_only, std::size_t from) const;
   std::size_t count_live(bool open_only) const;
 
   struct QueuedInstance {

@@ -28,8 +28,8 @@
 #include "codegen/ptx_printer.h"
 #include "gpu_space/space.h"
 #include "perf_model/description.h"
+#include "search/candidate_evaluator.h"
 #include "search/descent.h"
-#include "search/random_search.h"
 #include "tests/backbone/zoo_names.h"
 #ifdef SCULPT_HAVE_CUDA
 #include "device/gpu_characterization.h"
@@ -101,7 +101,9 @@ struct Tool {
   int candidates = 0;  // per kernel, unless SCULPT_CANDIDATES says
 };
 
-int compute_capability() { return perf_model::Description::named("sm_90").limits.compute_capability; }
+int compute_capability() {
+  return perf_model::Description::named("sm_90").limits.compute_capability;
+}
 
 const Tool kPtxas{"ptxas",
                   "SCULPT_PTXAS",

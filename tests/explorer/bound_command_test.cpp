@@ -7,12 +7,14 @@
 #include <fstream>
 #include <regex>
 
-#include "explorer/event_log.h"
+#include "search/event_log.h"
 #include "tests/explorer/command_test_util.h"
 #include "tests/explorer/run_sculpt.h"
 
 namespace sculpt::explorer {
 namespace {
+
+using namespace search;
 
 TEST(BoundCommand, ExplainsALoggedCandidateAsTheSearchBoundIt) {
   const std::filesystem::path dir = fresh_dir("bound");
@@ -45,7 +47,8 @@ TEST(BoundCommand, ExplainsALoggedCandidateAsTheSearchBoundIt) {
 }
 
 TEST(BoundCommand, ExplainsAKernelsRootOnTheGpu) {
-  const Outcome root = run_sculpt({"bound", "--kernel", "matmul", "--size", "256x256x32", "--counts"});
+  const Outcome root =
+      run_sculpt({"bound", "--kernel", "matmul", "--size", "256x256x32", "--counts"});
   ASSERT_EQ(root.code, kExitOk) << root.err;
   EXPECT_TRUE(root.out.starts_with("matmul 256x256x32 on sm_90, every candidate:\nlower bound "))
       << root.out;

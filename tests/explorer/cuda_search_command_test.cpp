@@ -8,12 +8,14 @@
 #include <sstream>
 
 #include "device/cuda_evaluator.h"
-#include "explorer/event_log.h"
+#include "search/event_log.h"
 #include "tests/explorer/command_test_util.h"
 #include "tests/explorer/run_sculpt.h"
 
 namespace sculpt::explorer {
 namespace {
+
+using namespace search;
 
 TEST(CudaSearchCommand, SearchesOnTheCudaDeviceAndWritesItsBestPtx) {
   std::string why;

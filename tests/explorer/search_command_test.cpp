@@ -11,14 +11,16 @@
 #include <iterator>
 #include <regex>
 
-#include "explorer/best_code.h"
-#include "explorer/event_log.h"
+#include "search/best_code.h"
+#include "search/event_log.h"
 #include "tests/explorer/command_test_util.h"
 #include "tests/explorer/run_sculpt.h"
 #include "tests/support/full_disk.h"
 
 namespace sculpt::explorer {
 namespace {
+
+using namespace search;
 
 TEST(SearchCommand, LogsEveryEvaluationAndResumes) {
   const std::filesystem::path dir = fresh_dir("resume");
@@ -77,7 +79,11 @@ TEST(SearchCommand, LogsEveryEvaluationAndResumes) {
   EXPECT_EQ(streamed.evaluation_count, 9u);
   EXPECT_EQ(streamed.last_id, 8);
   EXPECT_EQ(ids, (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
-  EXPECT_EQ(lines, (std::vector<std::size_t>{2, 3, 4, 5, 6, 7, 8, 9, 10}));  // after the header
+  // After the header, each session's evaluations then its statistics.
+  EXPECT_EQ(lines, (std::vector<std::size_t>{2, 3, 4, 5, 6, 7, 9, 10, 11}));
+  ASSERT_EQ(streamed.sessions.size(), 2u);
+  EXPECT_NE(streamed.sessions[1].json.find("\"evaluated\":3"), std::string::npos)
+      << streamed.sessions[1].json;
   EXPECT_EQ(streamed.complete_bytes, std::filesystem::file_size(dir / "log.jsonl"));
   // best.c holds the best of all the log's candidates, whichever run found it.
   const auto fastest = std::min_element(

@@ -11,7 +11,7 @@
 #include "device/cpu_evaluator.h"
 #include "search/device_description.h"
 #include "search/problem.h"
-#include "search/random_search.h"
+#include "search/session.h"
 #include "tests/backbone/zoo_names.h"
 
 namespace sculpt::perf_model {
@@ -36,11 +36,11 @@ TEST_P(CpuBound, IsAboveZeroAndAtMostEveryMeasuredTime) {
   const auto root = gpu_space::make_root(kernel, this_cpu().limits);
   const Model model(kernel, this_cpu());
   device::CpuEvaluator cpu;
-  search::SearchOptions options;
+  search::SessionOptions options;
+  options.algorithm = search::AlgorithmKind::random;
   const char* count = std::getenv("SCULPT_CANDIDATES");
   options.evals = count != nullptr ? std::atoi(count) : 10;
   options.seed = std::hash<std::string>()(info.name);
-  options.model = &model;
   // What the model says of a candidate, for a failure's message.
   auto explain = [&](const std::vector<spacegen::Action>& actions) {
     std::unique_ptr<spacegen::CandidateBase> c = root->clone();
@@ -49,15 +49,15 @@ TEST_P(CpuBound, IsAboveZeroAndAtMostEveryMeasuredTime) {
   };
   std::vector<double> ratios;
   const auto problem = search::make_problem(info, sizes, kernel, 3);
-  search::random_search(
-      *root, cpu, device::Language::c, problem, options, [&](search::Evaluated&& e) {
-        if (e.evaluation.check != device::Check::ok) return;
-        ASSERT_TRUE(e.bound_ns);
-        EXPECT_GT(*e.bound_ns, 0);
-        EXPECT_LE(*e.bound_ns, *e.evaluation.time_ns) << "candidate " << e.id << "\n"
-                                                      << explain(e.actions);
-        ratios.push_back(*e.evaluation.time_ns / *e.bound_ns);
-      });
+  search::DeviceEvaluator evaluator(cpu, problem);
+  search::Session(*root, evaluator, &model, options).run([&](search::Evaluated&& e) {
+    if (e.evaluation.check != device::Check::ok) return;
+    ASSERT_TRUE(e.bound_ns);
+    EXPECT_GT(*e.bound_ns, 0);
+    EXPECT_LE(*e.bound_ns, *e.evaluation.time_ns) << "candidate " << e.id << "\n"
+                                                  << explain(e.actions);
+    ratios.push_back(*e.evaluation.time_ns / *e.bound_ns);
+  });
   ASSERT_FALSE(ratios.empty());
   std::sort(ratios.begin(), ratios.end());
   std::printf("%s: %zu candidates, median measured / bound %.3g (from %.3g to %.3g)\n",

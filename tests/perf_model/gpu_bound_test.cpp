@@ -10,8 +10,8 @@
 #include "backbone/zoo/zoo.h"
 #include "device/cuda_evaluator.h"
 #include "search/problem.h"
-#include "search/random_search.h"
 #include "search/recipes.h"
+#include "search/session.h"
 
 namespace sculpt::perf_model {
 namespace {
@@ -57,26 +57,25 @@ TEST_P(GpuBound, RandomCandidatesAreNeverFasterThanTheirBound) {
   const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
   const auto root = gpu_space::make_root(kernel, sm90().limits);
   const Model model(kernel, sm90());
-  search::SearchOptions options;
+  search::SessionOptions options;
+  options.algorithm = search::AlgorithmKind::random;
   const char* count = std::getenv("SCULPT_CANDIDATES");
   options.evals = count != nullptr ? std::atoi(count) : 100;
   options.budget = 45s;  // the run.sh step holds three and the recipes
-  options.model = &model;
   std::vector<double> ratios;
   int violations = 0;
-  search::random_search(*root, gpu(), device::Language::ptx,
-                        search::make_problem(*lookup.info, lookup.sizes, kernel, 5), options,
-                        [&](search::Evaluated&& e) {
-                          if (e.evaluation.check != device::Check::ok) return;
-                          const double ratio = *e.evaluation.time_ns / *e.bound_ns;
-                          ratios.push_back(ratio);
-                          if (ratio * kNoise < 1 && ++violations <= 3) {
-                            ADD_FAILURE()
-                                << name << " " << size << " candidate " << e.id << ": measured "
-                                << *e.evaluation.time_ns << " ns, bound " << *e.bound_ns << " ns\n"
-                                << e.code.source.substr(0, 4000);
-                          }
-                        });
+  search::DeviceEvaluator evaluator(gpu(),
+                                    search::make_problem(*lookup.info, lookup.sizes, kernel, 5));
+  search::Session(*root, evaluator, &model, options).run([&](search::Evaluated&& e) {
+    if (e.evaluation.check != device::Check::ok) return;
+    const double ratio = *e.evaluation.time_ns / *e.bound_ns;
+    ratios.push_back(ratio);
+    if (ratio * kNoise < 1 && ++violations <= 3) {
+      ADD_FAILURE() << name << " " << size << " candidate " << e.id << ": measured "
+                    << *e.evaluation.time_ns << " ns, bound " << *e.bound_ns << " ns\n"
+                    << e.code.source.substr(0, 4000);
+    }
+  });
   report(name + " " + size, ratios, violations);
   EXPECT_EQ(violations, 0);
 }

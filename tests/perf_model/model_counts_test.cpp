@@ -17,9 +17,9 @@
 #include "backbone/zoo/zoo.h"
 #include "device/problem_data.h"
 #include "perf_model/model.h"
+#include "search/candidate_evaluator.h"
 #include "search/descent.h"
 #include "search/problem.h"
-#include "search/random_search.h"
 #include "tests/backbone/zoo_names.h"
 #include "tests/device/ptx_emulator.h"
 

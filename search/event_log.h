@@ -1,6 +1,7 @@
 #pragma once
 // The event log of a search, `DIR/log.jsonl`: a header line, then one line per evaluated
-// candidate, appended and flushed as each evaluation ends (ARCHITECTURE.md, "Contracts"). A log is
+// candidate, appended and flushed as each evaluation ends, and a statistics line at the end of
+// each session (ARCHITECTURE.md, "Contracts"). A log is
 // never rewritten; a crash loses at most the evaluation in flight.
 #include <cstdint>
 #include <filesystem>
@@ -13,7 +14,7 @@
 
 #include "spacegen/runtime/candidate.h"
 
-namespace sculpt::explorer {
+namespace sculpt::search {
 
 struct LogHeader {
   int format = 1;
@@ -39,9 +40,16 @@ struct LogEvaluation {
   std::string message;
 };
 
+/// The statistics line a session ends with (SessionStats, as JSON).
+struct LogStats {
+  std::string json;
+};
+
 /// A parsed log, or the first problem found with where it is.
 struct LogContents {
   LogHeader header;
+  /// The statistics of each session that ended normally, in order.
+  std::vector<LogStats> sessions;
   /// Every evaluation, unless read_log passed them on one by one.
   std::vector<LogEvaluation> evaluations;
   /// How many evaluations were read, and the last one's id.
@@ -101,6 +109,9 @@ class EventLog {
   /// Appends one line and flushes it. Throws std::runtime_error when it cannot (a full disk),
   /// with the path and the reason: the line may then be partly written (a truncated last line).
   void write(const LogEvaluation& evaluation);
+  /// Appends a session's statistics line: `stats` is a JSON object, to which the line adds its
+  /// kind. Throws as write() does.
+  void write_stats(const std::string& stats);
 
  private:
   EventLog(LogLock lock, std::ofstream out) : lock_(std::move(lock)), out_(std::move(out)) {}
@@ -110,4 +121,4 @@ class EventLog {
   std::ofstream out_;
 };
 
-}  // namespace sculpt::explorer
+}  // namespace sculpt::search

@@ -1,4 +1,4 @@
-#include "explorer/event_log.h"
+#include "search/event_log.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -21,7 +21,7 @@
 
 #include "device/evaluator.h"
 
-namespace sculpt::explorer {
+namespace sculpt::search {
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -189,6 +189,8 @@ LogContents read_log(const std::filesystem::path& path,
       const json j = json::parse(line);
       if (number == 1) {
         log.header = header_of(j);
+      } else if (j.contains("kind") && j.at("kind") == "stats") {
+        log.sessions.push_back({line});
       } else {
         LogEvaluation evaluation = evaluation_of(j, log.last_id);
         log.last_id = evaluation.id;
@@ -257,10 +259,11 @@ EventLog EventLog::create(const std::filesystem::path& path, const LogHeader& he
   if (!out) throw std::runtime_error("cannot write " + path.string());
   json sizes = json::object();
   for (const auto& [name, value] : header.sizes) sizes[name] = value;
-  const json line = {{"kind", "header"},        {"format", header.format},
-                     {"kernel", header.kernel}, {"sizes", sizes},
-                     {"device", header.device}, {"space_hash", fmt::format("{:016x}", header.space_hash)},
-                     {"seed", header.seed},     {"algorithm", header.algorithm}};
+  const json line = {
+      {"kind", "header"},        {"format", header.format},
+      {"kernel", header.kernel}, {"sizes", sizes},
+      {"device", header.device}, {"space_hash", fmt::format("{:016x}", header.space_hash)},
+      {"seed", header.seed},     {"algorithm", header.algorithm}};
   EventLog log(std::move(lock), std::move(out));
   log.write_line(line.dump());
   return log;
@@ -285,6 +288,12 @@ void EventLog::write_line(const std::string& line) {
   }
 }
 
+void EventLog::write_stats(const std::string& stats) {
+  json line = {{"kind", "stats"}};
+  line.update(json::parse(stats));
+  write_line(line.dump());
+}
+
 void EventLog::write(const LogEvaluation& e) {
   json actions = json::array();
   for (const spacegen::Action& a : e.actions) actions.push_back(action_json(a));
@@ -302,4 +311,4 @@ void EventLog::write(const LogEvaluation& e) {
   write_line(line.dump());
 }
 
-}  // namespace sculpt::explorer
+}  // namespace sculpt::search

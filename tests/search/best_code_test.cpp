@@ -1,6 +1,6 @@
 // The best code of a run folder: the header that names its candidate, the launch a PTX file needs
 // beside its code, and reading the candidate back.
-#include "explorer/best_code.h"
+#include "search/best_code.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,10 @@
 
 #include "tests/explorer/command_test_util.h"
 
-namespace sculpt::explorer {
+namespace sculpt::search {
 namespace {
+
+using explorer::fresh_dir;
 
 class BestCode : public testing::Test {
  protected:
@@ -82,4 +84,4 @@ TEST_F(BestCode, AFolderThatCannotBeWrittenIsAnError) {
 }
 
 }  // namespace
-}  // namespace sculpt::explorer
+}  // namespace sculpt::search

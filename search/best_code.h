@@ -9,7 +9,7 @@
 
 #include "device/evaluator.h"
 
-namespace sculpt::explorer {
+namespace sculpt::search {
 
 /// `dir`/best.c for C, `dir`/best.ptx for PTX.
 std::filesystem::path best_code_path(const std::filesystem::path& dir, device::Language language);
@@ -25,4 +25,4 @@ void write_best_code(const std::filesystem::path& dir, const device::KernelCode&
 std::optional<std::int64_t> best_code_id(const std::filesystem::path& dir,
                                          device::Language language);
 
-}  // namespace sculpt::explorer
+}  // namespace sculpt::search

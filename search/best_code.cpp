@@ -1,4 +1,4 @@
-#include "explorer/best_code.h"
+#include "search/best_code.h"
 
 #include <unistd.h>
 
@@ -10,7 +10,7 @@
 
 #include "support/atomic_file.h"
 
-namespace sculpt::explorer {
+namespace sculpt::search {
 namespace {
 
 constexpr std::string_view kHeader = "// sculpt search: candidate ";
@@ -47,4 +47,4 @@ std::optional<std::int64_t> best_code_id(const std::filesystem::path& dir,
   return id;
 }
 
-}  // namespace sculpt::explorer
+}  // namespace sculpt::search

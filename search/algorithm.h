@@ -1,0 +1,48 @@
+#pragma once
+// What a search algorithm plugs into a Session: it proposes fully specified candidates, walking
+// the space with a SearchThread's tools (children with their bounds, rollouts, the cut), and
+// hears what became of each one. The session owns everything else: the evaluator, ids, the cut,
+// the budget, the log, statistics.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "search/search_thread.h"
+
+namespace sculpt::search {
+
+struct Proposal {
+  enum class Kind {
+    /// A fully specified candidate whose bound was below the cut when it was found.
+    candidate,
+    /// The walk reached a candidate with no valid child (propagation had not seen the conflict).
+    dead_end,
+    /// The walk found nothing below the cut (a leaf whose bound is not below it, or every branch
+    /// it tried cut).
+    pruned,
+    /// Nothing is left to propose: every candidate of the space was proposed or cut.
+    exhausted,
+  };
+  Kind kind = Kind::dead_end;
+  std::unique_ptr<spacegen::CandidateBase> candidate;
+  double bound_ns = 0;
+  /// The algorithm's own record of how it found the candidate, given back to observe().
+  std::shared_ptr<void> memo;
+};
+
+class Algorithm {
+ public:
+  virtual ~Algorithm() = default;
+  virtual std::string_view name() const = 0;
+  /// The next candidate. Called by every searching thread, concurrently.
+  virtual Proposal propose(SearchThread& thread) = 0;
+  /// What became of a proposed candidate: its time when it checked ok, nothing otherwise.
+  virtual void observe(const Proposal& proposal, std::optional<double> time_ns) = 0;
+  /// A candidate evaluated before this session started (a resumed search's log), in log order,
+  /// before any propose().
+  virtual void recall(SearchThread& /*thread*/, const spacegen::CandidateBase& /*candidate*/,
+                      std::optional<double> /*time_ns*/) {}
+};
+
+}  // namespace sculpt::search

@@ -1,0 +1,42 @@
+#include "search/candidate_evaluator.h"
+
+#include "codegen/c_printer.h"
+#include "codegen/lower.h"
+#include "codegen/ptx_printer.h"
+#include "support/check.h"
+
+namespace sculpt::search {
+
+device::KernelCode kernel_code(const gpu_space::Candidate& candidate, device::Language language,
+                               const std::string& entry) {
+  const codegen::LoweredKernel lowered = codegen::lower(candidate);
+  device::KernelCode code;
+  code.language = language;
+  code.entry = entry;
+  if (language == device::Language::c) {
+    code.source = codegen::print_c(lowered, entry);
+    return code;
+  }
+  codegen::PtxOptions ptx;
+  ptx.compute_capability = candidate.backbone().device().compute_capability;
+  code.source = codegen::print_ptx(lowered, entry, ptx);
+  SCULPT_CHECK(lowered.num_blocks() < (std::int64_t{1} << 31)) << "too many blocks for a 1-D grid";
+  code.launch.grid = {static_cast<std::uint32_t>(lowered.num_blocks()), 1, 1};
+  for (int l = 0; l < 3; ++l)
+    code.launch.block[l] = static_cast<std::uint32_t>(lowered.block_size[l]);
+  return code;
+}
+
+DeviceEvaluator::DeviceEvaluator(device::Evaluator& device,
+                                 std::shared_ptr<const device::Problem> problem)
+    : device_(device),
+      problem_(std::move(problem)),
+      language_(device.name() == "cuda" ? device::Language::ptx : device::Language::c) {}
+
+Submission DeviceEvaluator::prepare(const spacegen::CandidateBase& candidate,
+                                    double bound_ns) const {
+  return {kernel_code(static_cast<const gpu_space::Candidate&>(candidate), language_, "candidate"),
+          bound_ns, candidate.hash()};
+}
+
+}  // namespace sculpt::search

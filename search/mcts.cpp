@@ -1,0 +1,219 @@
+#include "search/mcts.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace sculpt::search {
+
+using spacegen::CandidateBase;
+using spacegen::InstanceRef;
+
+namespace {
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+}  // namespace
+
+struct Mcts::Node {
+  /// Kept until the node is expanded: its children then hold what the search needs.
+  std::unique_ptr<CandidateBase> candidate;
+  double bound_ns = 0;
+  enum class State { fresh, expanding, expanded };
+  State state = State::fresh;
+  bool dead = false;
+  /// The decision its edges take; nothing for a fully specified candidate.
+  std::optional<InstanceRef> decision;
+  std::vector<Edge> edges;
+};
+
+struct Mcts::Edge {
+  std::uint32_t value = 0;
+  std::unique_ptr<Node> child;
+  int visits = 0;
+  /// The best times measured below it, increasing, at most topk (TAG).
+  std::vector<double> top;
+  double best_ns = kInfinity;
+};
+
+Mcts::Mcts(const CandidateBase& root, SearchThread& thread, MctsOptions options)
+    : options_(options), root_(std::make_unique<Node>()), best_ns_(kInfinity) {
+  root_->candidate = root.clone();
+  root_->bound_ns = thread.bound(root);
+}
+
+Mcts::~Mcts() = default;
+
+std::size_t Mcts::size() const {
+  std::lock_guard lock(mutex_);
+  return nodes_;
+}
+
+void Mcts::expand(Node& node, SearchThread& thread, std::unique_lock<std::mutex>& lock) {
+  node.state = Node::State::expanding;
+  std::unique_ptr<CandidateBase> candidate = std::move(node.candidate);
+  lock.unlock();
+  thread.pause_while_measuring();
+  std::optional<InstanceRef> decision = thread.next_decision(*candidate);
+  std::vector<Child> children;
+  if (decision) children = thread.children(*candidate, *decision);
+  lock.lock();
+  node.decision = std::move(decision);
+  node.edges.reserve(children.size());
+  for (Child& c : children) {
+    Edge edge;
+    edge.value = c.value;
+    edge.child = std::make_unique<Node>();
+    edge.child->candidate = std::move(c.candidate);
+    edge.child->bound_ns = c.bound_ns;
+    node.edges.push_back(std::move(edge));
+  }
+  nodes_ += children.size();
+  // A fully specified node was proposed by the rollout that reached it first; one without valid
+  // children is a dead end.
+  if (node.edges.empty()) node.dead = true;
+  node.state = Node::State::expanded;
+  // The root of a space with a single candidate is proposed here, once.
+  if (!node.decision && &node == root_.get()) node.candidate = std::move(candidate);
+  expanded_.notify_all();
+}
+
+double Mcts::tag_score(const Edge& edge, double threshold, int visits, int live) const {
+  if (edge.visits == 0) return kInfinity;
+  const auto successes = static_cast<double>(
+      std::upper_bound(edge.top.begin(), edge.top.end(), threshold) - edge.top.begin());
+  const double alpha =
+      std::max(0.0, std::log(2.0 * static_cast<double>(visits) * live / options_.delta));
+  return (successes + alpha + std::sqrt(alpha * (2 * successes + alpha))) / edge.visits;
+}
+
+Mcts::Edge* Mcts::pick(Node& node, SearchThread& thread) {
+  const double cut = thread.cut();
+  std::vector<Edge*> live;
+  for (Edge& e : node.edges) {
+    if (!e.child->dead && e.child->bound_ns < cut) live.push_back(&e);
+  }
+  if (live.empty()) return nullptr;
+  std::vector<Edge*> unvisited;
+  std::vector<double> bounds;
+  for (Edge* e : live) {
+    if (e->visits == 0) {
+      unvisited.push_back(e);
+      bounds.push_back(e->child->bound_ns);
+    }
+  }
+  if (!unvisited.empty()) return unvisited[*thread.pick_by_bound(bounds)];
+
+  int visits = 0;
+  for (const Edge* e : live) visits += e->visits;
+  std::vector<double> scores(live.size());
+  if (options_.policy == MctsOptions::Policy::tag) {
+    // The threshold: the topk-th best time of the node's live edges (of all of them when fewer).
+    std::vector<double> times;
+    for (const Edge* e : live) times.insert(times.end(), e->top.begin(), e->top.end());
+    double threshold = kInfinity;
+    if (!times.empty()) {
+      const std::size_t k = std::min(times.size(), static_cast<std::size_t>(options_.topk)) - 1;
+      std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(k), times.end());
+      threshold = times[k];
+    }
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      scores[i] = tag_score(*live[i], threshold, visits, static_cast<int>(live.size()));
+    }
+  } else {
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      const Edge& e = *live[i];
+      const double value = std::isfinite(e.best_ns) ? best_ns_ / e.best_ns : 0;
+      scores[i] = value + options_.exploration * std::sqrt(std::log(visits) / e.visits);
+    }
+  }
+  return live[static_cast<std::size_t>(std::max_element(scores.begin(), scores.end()) -
+                                       scores.begin())];
+}
+
+Proposal Mcts::propose(SearchThread& thread) {
+  Proposal p;
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    if (root_->dead || !(root_->bound_ns < thread.cut())) {
+      p.kind = Proposal::Kind::exhausted;
+      return p;
+    }
+    auto path = std::make_shared<Path>();
+    Node* node = root_.get();
+    for (;;) {
+      if (node->state == Node::State::fresh) {
+        expand(*node, thread, lock);
+        if (node == root_.get() && node->candidate) {  // a space of one candidate
+          p.kind = Proposal::Kind::candidate;
+          p.candidate = std::move(node->candidate);
+          p.bound_ns = node->bound_ns;
+          node->dead = true;
+          p.memo = path;
+          return p;
+        }
+      }
+      if (node->state == Node::State::expanding) {
+        expanded_.wait(lock, [node] { return node->state != Node::State::expanding; });
+      }
+      if (node->dead) break;
+      Edge* edge = pick(*node, thread);
+      if (edge == nullptr) {
+        // Every child is dead or cut: so is this node, for good (the cut only decreases).
+        node->dead = true;
+        break;
+      }
+      path->push_back(edge);
+      if (edge->visits++ == 0) {
+        // A new node: a rollout from it finds the candidate.
+        std::unique_ptr<CandidateBase> start = edge->child->candidate->clone();
+        p.bound_ns = edge->child->bound_ns;
+        p.memo = path;
+        lock.unlock();
+        bool pruned = false;
+        p.candidate = thread.rollout(std::move(start), &p.bound_ns, &pruned);
+        p.kind = p.candidate ? Proposal::Kind::candidate
+                 : pruned    ? Proposal::Kind::pruned
+                             : Proposal::Kind::dead_end;
+        return p;
+      }
+      node = edge->child.get();
+    }
+  }
+}
+
+void Mcts::record(const Path& path, std::optional<double> time_ns) {
+  if (!time_ns) return;
+  best_ns_ = std::min(best_ns_, *time_ns);
+  for (Edge* e : path) {
+    e->best_ns = std::min(e->best_ns, *time_ns);
+    e->top.insert(std::upper_bound(e->top.begin(), e->top.end(), *time_ns), *time_ns);
+    if (e->top.size() > static_cast<std::size_t>(options_.topk)) e->top.pop_back();
+  }
+}
+
+void Mcts::observe(const Proposal& proposal, std::optional<double> time_ns) {
+  const auto path = std::static_pointer_cast<Path>(proposal.memo);
+  if (!path) return;
+  std::lock_guard lock(mutex_);
+  record(*path, time_ns);
+}
+
+void Mcts::recall(SearchThread& thread, const CandidateBase& candidate,
+                  std::optional<double> time_ns) {
+  std::unique_lock lock(mutex_);
+  Path path;
+  Node* node = root_.get();
+  for (;;) {
+    if (node->state == Node::State::fresh) expand(*node, thread, lock);
+    if (!node->decision) break;
+    const std::vector<std::uint32_t> values = candidate.domain(*node->decision);
+    const auto edge = std::find_if(node->edges.begin(), node->edges.end(), [&](const Edge& e) {
+      return values.size() == 1 && e.value == values[0];
+    });
+    if (edge == node->edges.end()) break;
+    path.push_back(&*edge);
+    if (edge->visits++ == 0) break;
+    node = edge->child.get();
+  }
+  record(path, time_ns);
+}
+
+}  // namespace sculpt::search

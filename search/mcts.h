@@ -1,0 +1,72 @@
+#pragma once
+// Monte-Carlo tree search over a space (the primary paper's section 5): a tree of partially
+// specified candidates grows by one node per descent; below the tree, a rollout picks each
+// child with a probability weighted by how far its bound is below the cut. A node keeps its
+// bound and is ignored once the bound is at least the best time measured; a node whose children
+// are all dead or cut dies, and a fully specified one dies once proposed, so the search never
+// proposes a leaf twice and ends when the root dies.
+//
+// Tree policies:
+// - TAG, Threshold Ascent on Graph (the paper's default): each edge keeps the best `topk` times
+//   of the candidates found through it; the threshold is the k-th best time among a node's
+//   edges, and the edge maximising an upper confidence bound on its share of times under the
+//   threshold is taken (Streeter and Smith's Threshold Ascent, with confidence `delta`).
+// - UCT: the edge maximising best_time_of_all / best_time_of_edge + c sqrt(ln N / n).
+// Under both, edges never visited are taken first, by the rollout rule; a visit counts when the
+// descent passes, before its candidate is measured, so that concurrent descents spread out.
+#include <cmath>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "search/algorithm.h"
+
+namespace sculpt::search {
+
+struct MctsOptions {
+  enum class Policy { tag, uct };
+  Policy policy = Policy::tag;
+  /// TAG: times kept per edge, and the confidence of its bound.
+  int topk = 10;
+  double delta = 1;
+  /// UCT: weight of the exploration term.
+  double exploration = std::sqrt(2.0);
+};
+
+class Mcts final : public Algorithm {
+ public:
+  Mcts(const spacegen::CandidateBase& root, SearchThread& thread, MctsOptions options = {});
+  ~Mcts() override;
+  std::string_view name() const override { return "mcts"; }
+  Proposal propose(SearchThread& thread) override;
+  void observe(const Proposal& proposal, std::optional<double> time_ns) override;
+  /// Grows the tree along a logged candidate's path as its descent did: one node.
+  void recall(SearchThread& thread, const spacegen::CandidateBase& candidate,
+              std::optional<double> time_ns) override;
+
+  /// Nodes in the tree (tests and statistics).
+  std::size_t size() const;
+
+ private:
+  struct Node;
+  struct Edge;
+  /// The edges a descent passed, root first.
+  using Path = std::vector<Edge*>;
+
+  /// Expands `node` (under `lock`, released while its children are computed).
+  void expand(Node& node, SearchThread& thread, std::unique_lock<std::mutex>& lock);
+  /// The edge the policy takes among `node`'s live ones; null when none is live.
+  Edge* pick(Node& node, SearchThread& thread);
+  double tag_score(const Edge& edge, double threshold, int visits, int live) const;
+  void record(const Path& path, std::optional<double> time_ns);
+
+  MctsOptions options_;
+  mutable std::mutex mutex_;
+  std::condition_variable expanded_;
+  std::unique_ptr<Node> root_;
+  std::size_t nodes_ = 1;
+  double best_ns_;  // UCT's reference: the best time recorded
+};
+
+}  // namespace sculpt::search

@@ -1,0 +1,88 @@
+#include "search/run_folder.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "search/best_code.h"
+#include "support/duration.h"
+
+namespace sculpt::search {
+
+RunFolder RunFolder::create(const std::filesystem::path& dir, Identity identity) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    throw std::runtime_error(
+        fmt::format("cannot create the run folder {}: {}", dir.string(), error.message()));
+  }
+  EventLog log = EventLog::create(dir / "log.jsonl", identity.header);
+  return RunFolder(dir, std::move(identity), std::move(log), Tally());
+}
+
+RunFolder RunFolder::resume(
+    const std::filesystem::path& dir, Identity identity,
+    const std::function<std::string(const LogEvaluation&, std::size_t line)>& recall) {
+  const std::filesystem::path path = dir / "log.jsonl";
+  LogLock lock = LogLock::acquire(path);  // before reading: nothing appends since
+  Tally tally;
+  std::string refused;
+  LogContents contents = read_log(path, [&](LogEvaluation&& e, std::size_t line) {
+    if (!refused.empty()) return;
+    if (std::string why = recall(e, line); !why.empty()) {
+      refused = fmt::format("{}:{}: {}", path.string(), line, why);
+      return;
+    }
+    tally.add(e);
+  });
+  if (!contents.ok()) throw std::runtime_error(contents.error);
+  if (!refused.empty()) throw std::runtime_error(refused);
+  if (!(contents.header == identity.header)) {
+    throw std::runtime_error(
+        fmt::format("{} was written by another search (kernel, sizes, device, space, seed or "
+                    "algorithm differ): start a new one with another --out",
+                    path.string()));
+  }
+  return RunFolder(dir, std::move(identity), EventLog::append_to(std::move(lock), contents),
+                   std::move(tally));
+}
+
+bool RunFolder::Tally::add(const LogEvaluation& e) {
+  ++evaluations;
+  ++counts[e.check];
+  if (e.check != "ok" || (best && !(*e.time_ns < *best->time_ns))) return false;
+  best = e;
+  return true;
+}
+
+void RunFolder::record(const Evaluated& e) {
+  LogEvaluation entry;
+  entry.id = e.id;
+  entry.actions = e.actions;
+  entry.bound_ns = e.bound_ns;
+  entry.time_ns = e.evaluation.time_ns;
+  entry.check = std::string(device::to_string(e.evaluation.check));
+  entry.t = e.t;
+  entry.spread_ns = e.evaluation.spread_ns;
+  entry.runs = e.evaluation.runs;
+  entry.cut_short = e.evaluation.cut_short;
+  entry.message = e.evaluation.message.substr(0, 2000);
+  log_.write(entry);
+  if (tally_.add(entry) && !e.code.source.empty()) write_best_code(e.code);
+}
+
+bool RunFolder::best_code_stale() const {
+  return tally_.best && best_code_id(dir_, identity_.language) != tally_.best->id;
+}
+
+void RunFolder::write_best_code(const device::KernelCode& code) {
+  search::write_best_code(dir_, code, tally_.best->id, identity_.what,
+                          support::format_ns(*tally_.best->time_ns));
+}
+
+std::optional<std::filesystem::path> RunFolder::best_code_path() const {
+  if (!tally_.best || best_code_stale()) return std::nullopt;
+  return search::best_code_path(dir_, identity_.language);
+}
+
+}  // namespace sculpt::search

@@ -1,0 +1,91 @@
+#pragma once
+// The tools a searching thread walks the space with: the next decision (the search's decision
+// order), a node's children with their lower bounds, the primary paper's rollout rule, and the
+// cut (the best time measured so far), with the time spent in propagation and in the model
+// counted for the session's statistics.
+#include <atomic>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <random>
+#include <span>
+#include <vector>
+
+#include "perf_model/model.h"
+#include "search/candidate_evaluator.h"
+#include "search/decision_order.h"
+#include "spacegen/runtime/candidate.h"
+
+namespace sculpt::search {
+
+/// Nanoseconds summed over the searching threads.
+struct SearchClocks {
+  std::atomic<std::int64_t> propagation_ns{0};
+  std::atomic<std::int64_t> model_ns{0};
+  std::atomic<std::int64_t> codegen_ns{0};
+  std::atomic<std::int64_t> paused_ns{0};
+};
+
+/// What the threads of one search share.
+struct SearchContext {
+  SearchContext(const DecisionOrder& order, const perf_model::Model* model,
+                const CandidateEvaluator& evaluator)
+      : order(order), model(model), evaluator(evaluator) {}
+  const DecisionOrder& order;
+  /// Null: every bound is 0 (nothing is ever cut).
+  const perf_model::Model* model = nullptr;
+  const CandidateEvaluator& evaluator;
+  /// The best time measured so far; infinity before the first.
+  std::atomic<double> cut{std::numeric_limits<double>::infinity()};
+  SearchClocks clocks;
+};
+
+/// A child of a node along its next decision.
+struct Child {
+  std::uint32_t value = 0;
+  std::unique_ptr<spacegen::CandidateBase> candidate;
+  double bound_ns = 0;
+};
+
+class SearchThread {
+ public:
+  SearchThread(SearchContext& context, std::uint64_t seed) : context_(context), rng_(seed) {}
+
+  double cut() const { return context_.cut.load(std::memory_order_relaxed); }
+  std::mt19937_64& rng() { return rng_; }
+  const DecisionOrder& order() const { return context_.order; }
+
+  /// The next decision of `node` in the search's order; nothing when it is fully specified.
+  std::optional<spacegen::InstanceRef> next_decision(const spacegen::CandidateBase& node);
+  /// The lower bound of a candidate, partial or not (of the GPU space when there is a model).
+  double bound(const spacegen::CandidateBase& candidate);
+  /// The children of `node` along `choice` whose restriction propagates, with their bounds, in
+  /// value order.
+  std::vector<Child> children(const spacegen::CandidateBase& node,
+                              const spacegen::InstanceRef& choice);
+  /// A random descent (uniform among valid values) in the search's order; null at a dead end.
+  std::unique_ptr<spacegen::CandidateBase> random_descent(const spacegen::CandidateBase& from);
+  /// One of `bounds`, those below the cut weighted by how far below it they are (the paper's
+  /// rollout rule: 1 + 1000 (1 - bound/cut) in thousandths, or, before any time is known, by how
+  /// far below the largest they are); nothing when none is below the cut.
+  std::optional<std::size_t> pick_by_bound(std::span<const double> bounds);
+  /// Descends from `node` (whose bound `*bound_ns` holds) to a fully specified candidate, each
+  /// step taking a child by pick_by_bound and leaving its bound in `*bound_ns`; null when a step
+  /// has no child below the cut (`*pruned` then says whether children existed but were all cut,
+  /// rather than none being valid: a dead end).
+  std::unique_ptr<spacegen::CandidateBase> rollout(std::unique_ptr<spacegen::CandidateBase> node,
+                                                   double* bound_ns, bool* pruned);
+  /// The actions that rebuild `candidate`, fully specified, from `root`: its values of the
+  /// decisions a descent in the search's order takes.
+  std::vector<spacegen::Action> actions_to(const spacegen::CandidateBase& candidate,
+                                           const spacegen::CandidateBase& root);
+  /// Waits while the device measures, when it asks searching threads to.
+  void pause_while_measuring();
+
+ private:
+  SearchContext& context_;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace sculpt::search

@@ -1,0 +1,456 @@
+#include "search/session.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include "search/random_search.h"
+#include "support/check.h"
+#include "support/duration.h"
+
+namespace sculpt::search {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Walks in a row that found nothing to submit after which an algorithm that never runs out
+/// (random descents) is taken to have: below the cut, nothing is left to find.
+constexpr std::int64_t kMaxFruitlessWalks = 100000;
+
+double seconds(std::int64_t ns) { return static_cast<double>(ns) * 1e-9; }
+
+/// The seed of searching thread `thread`, after `recalled` evaluations of earlier sessions.
+std::uint64_t thread_seed(std::uint64_t seed, int thread, std::int64_t recalled) {
+  std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                    static_cast<std::uint32_t>(thread), static_cast<std::uint32_t>(recalled),
+                    static_cast<std::uint32_t>(static_cast<std::uint64_t>(recalled) >> 32)};
+  std::uint64_t out = 0;
+  std::array<std::uint32_t, 2> words{};
+  seq.generate(words.begin(), words.end());
+  out = (std::uint64_t{words[0]} << 32) | words[1];
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(AlgorithmKind kind) {
+  switch (kind) {
+    case AlgorithmKind::mcts:
+      return "mcts";
+    case AlgorithmKind::bb:
+      return "bb";
+    case AlgorithmKind::random:
+      return "random";
+  }
+  return "?";
+}
+
+std::optional<AlgorithmKind> algorithm_from_string(std::string_view name) {
+  for (AlgorithmKind k : {AlgorithmKind::mcts, AlgorithmKind::bb, AlgorithmKind::random}) {
+    if (to_string(k) == name) return k;
+  }
+  return std::nullopt;
+}
+
+std::string SessionStats::summary() const {
+  const double busy_s = propagation_s + model_s + codegen_s;
+  const auto share = [&](double s) { return busy_s > 0 ? 100 * s / busy_s : 0.0; };
+  return fmt::format(
+      "{} on {} thread{}: {:.3g} evaluations/s, {:.3g} rollouts/s, {:.1f}% dead ends, {} cut by "
+      "the bound, {} found again\n"
+      "searching threads: {:.0f}% propagation, {:.0f}% model, {:.0f}% code generation ({} in "
+      "all), paused {} while the device measured\n"
+      "device: compiling {}, measuring {}, idle {:.1f}% of the time after the fifth evaluation",
+      algorithm, threads, threads == 1 ? "" : "s", evaluations_per_s(), rollouts_per_s(),
+      100 * dead_end_rate(), pruned, repeats, share(propagation_s), share(model_s),
+      share(codegen_s), support::format_ns(busy_s * 1e9), support::format_ns(paused_s * 1e9),
+      support::format_ns(compile_s * 1e9), support::format_ns(measure_s * 1e9),
+      100 * device_idle_share);
+}
+
+std::string SessionStats::to_json() const {
+  const nlohmann::ordered_json j = {{"algorithm", algorithm},
+                                    {"threads", threads},
+                                    {"evaluated", evaluated},
+                                    {"rollouts", rollouts},
+                                    {"dead_ends", dead_ends},
+                                    {"pruned", pruned},
+                                    {"repeats", repeats},
+                                    {"abandoned", abandoned},
+                                    {"cut_short", cut_short},
+                                    {"killed", killed},
+                                    {"exhausted", exhausted},
+                                    {"wall_s", wall_s},
+                                    {"evaluations_per_s", evaluations_per_s()},
+                                    {"rollouts_per_s", rollouts_per_s()},
+                                    {"dead_end_rate", dead_end_rate()},
+                                    {"propagation_s", propagation_s},
+                                    {"model_s", model_s},
+                                    {"codegen_s", codegen_s},
+                                    {"paused_s", paused_s},
+                                    {"compile_s", compile_s},
+                                    {"measure_s", measure_s},
+                                    {"device_idle_share", device_idle_share}};
+  return j.dump();
+}
+
+Session::Session(const spacegen::CandidateBase& root, CandidateEvaluator& evaluator,
+                 const perf_model::Model* model, SessionOptions options)
+    : root_(root),
+      evaluator_(evaluator),
+      options_(std::move(options)),
+      order_(DecisionOrder::standard(root.table())) {
+  SCULPT_CHECK(options_.threads >= 1) << "a search needs a searching thread";
+  if (options_.order) {
+    std::string error;
+    std::optional<DecisionOrder> order =
+        DecisionOrder::parse(root.table(), *options_.order, &error);
+    if (!order) throw std::invalid_argument(error);
+    order_ = std::move(*order);
+  }
+  context_ = std::make_unique<SearchContext>(order_, model, evaluator_);
+  main_thread_ = std::make_unique<SearchThread>(*context_, thread_seed(options_.seed, 0, 0));
+  switch (options_.algorithm) {
+    case AlgorithmKind::mcts:
+      algorithm_ = std::make_unique<Mcts>(root_, *main_thread_, options_.mcts);
+      break;
+    case AlgorithmKind::bb:
+      algorithm_ = std::make_unique<BranchAndBound>(root_, *main_thread_);
+      break;
+    case AlgorithmKind::random:
+      algorithm_ = std::make_unique<RandomSearch>(root_);
+      break;
+  }
+}
+
+Session::~Session() = default;
+
+bool Session::recall(std::int64_t id, const std::vector<spacegen::Action>& actions,
+                     std::optional<double> time_ns, std::string* error) {
+  const std::unique_ptr<spacegen::CandidateBase> candidate = root_.clone();
+  if (candidate->apply(actions) == spacegen::Status::Conflict) {
+    *error = fmt::format("candidate {} does not replay on this space: {}", id,
+                         candidate->conflict()->to_string());
+    return false;
+  }
+  if (order_.next(*candidate)) {
+    *error =
+        fmt::format("candidate {} does not replay on this space: it is not fully specified", id);
+    return false;
+  }
+  algorithm_->recall(*main_thread_, *candidate, time_ns);
+  std::optional<double>& seen = seen_[candidate->hash()];
+  if (time_ns && (!seen || *time_ns < *seen)) seen = time_ns;
+  if (time_ns && *time_ns < context_->cut.load()) context_->cut = *time_ns;
+  last_id_ = id;
+  ++recalled_;
+  return true;
+}
+
+/// One run of a session: the evaluations in flight and the counters, shared by the searching
+/// threads and the collecting one under one mutex.
+class Session::Run {
+ public:
+  Run(Session& session, const std::function<void(Evaluated&&)>& on_evaluated)
+      : s_(session), on_evaluated_(on_evaluated), start_(Clock::now()) {
+    const SessionOptions& o = s_.options_;
+    in_flight_ = o.in_flight > 0 ? o.in_flight : std::max(4, 2 * o.threads);
+    // A budget past what the clock holds (centuries) is no limit: adding it would overflow.
+    deadline_ = o.budget && *o.budget < Clock::time_point::max() - start_
+                    ? start_ + std::chrono::duration_cast<Clock::duration>(*o.budget)
+                    : Clock::time_point::max();
+    if (o.cutoff > 0) {
+      const double cut = s_.context_->cut.load();
+      cutoff_ = std::make_shared<device::Cutoff>(
+          o.cutoff, std::isfinite(cut) ? std::optional<double>(cut) : std::nullopt);
+    }
+    first_id_ = s_.last_id_ ? *s_.last_id_ + 1 : 0;
+    evals_ = o.evals - s_.recalled_;
+    stats_.algorithm = std::string(s_.algorithm_->name());
+    stats_.threads = o.threads;
+    const SearchClocks& c = s_.context_->clocks;
+    clocks_before_ = {seconds(c.propagation_ns), seconds(c.model_ns), seconds(c.codegen_ns),
+                      seconds(c.paused_ns)};
+  }
+
+  SessionStats go() {
+    const SessionOptions& o = s_.options_;
+    const device::DeviceTimes device_before = s_.evaluator_.times();
+    idle_from_ = {start_, device_before.measuring_s};
+    try {
+      if (o.threads == 1) {
+        SearchThread& thread = *s_.main_thread_;
+        thread.rng().seed(thread_seed(o.seed, 0, s_.recalled_));
+        for (;;) {
+          while (produce(thread)) {
+          }
+          if (!collect_one(/*wait_for_producers=*/false)) break;
+        }
+      } else {
+        for (int i = 0; i < o.threads; ++i) {
+          workers_.emplace_back([this, i] { search_loop(i); });
+        }
+        while (collect_one(/*wait_for_producers=*/true)) {
+        }
+        finish_workers();
+      }
+    } catch (...) {
+      s_.evaluator_.cancel_waiting();
+      finish_workers();
+      throw;
+    }
+    const auto end = Clock::now();
+    const device::DeviceTimes device_after = s_.evaluator_.times();
+    const SearchClocks& c = s_.context_->clocks;
+    stats_.wall_s = std::chrono::duration<double>(end - start_).count();
+    stats_.exhausted = exhausted_;
+    stats_.propagation_s = seconds(c.propagation_ns) - clocks_before_[0];
+    stats_.model_s = seconds(c.model_ns) - clocks_before_[1];
+    stats_.codegen_s = seconds(c.codegen_ns) - clocks_before_[2];
+    stats_.paused_s = seconds(c.paused_ns) - clocks_before_[3];
+    stats_.compile_s = device_after.compiling_s - device_before.compiling_s;
+    stats_.measure_s = device_after.measuring_s - device_before.measuring_s;
+    const double span = std::chrono::duration<double>(end - idle_from_.first).count();
+    stats_.device_idle_share =
+        span > 0 ? std::clamp(1 - (device_after.measuring_s - idle_from_.second) / span, 0.0, 1.0)
+                 : 0;
+    return stats_;
+  }
+
+ private:
+  struct Pending {
+    Evaluated evaluated;
+    Proposal proposal;
+    std::uint64_t hash = 0;
+    std::future<device::Evaluation> future;
+  };
+
+  bool must_stop() const {
+    return Clock::now() >= deadline_ ||
+           (s_.options_.stop_requested && s_.options_.stop_requested());
+  }
+  /// Under the lock: whether a searching thread should look for another candidate.
+  bool may_produce() const {
+    return !finished_ && !exhausted_ && !cancelled_ && submitted_ + producing_ < evals_ &&
+           static_cast<int>(pending_.size()) + producing_ < in_flight_ && !must_stop();
+  }
+  /// Under the lock: whether nothing more will be submitted.
+  bool done_submitting() const {
+    return producing_ == 0 && (exhausted_ || cancelled_ || submitted_ >= evals_ || must_stop());
+  }
+
+  /// Finds and submits one candidate, or walks once without finding one; false when no walk
+  /// is wanted now (evaluations enough in flight, the budget, the space exhausted).
+  bool produce(SearchThread& thread) {
+    {
+      std::lock_guard lock(mutex_);
+      if (!may_produce()) return false;
+      ++producing_;
+    }
+    // Whatever happens below, the walk ends under the lock, counted.
+    bool submitted = false;
+    Proposal p;
+    try {
+      p = s_.algorithm_->propose(thread);
+      if (p.kind == Proposal::Kind::candidate) submitted = submit(thread, p);
+    } catch (...) {
+      std::lock_guard lock(mutex_);
+      --producing_;
+      changed_.notify_all();
+      throw;
+    }
+    std::lock_guard lock(mutex_);
+    --producing_;
+    if (p.kind != Proposal::Kind::exhausted) ++stats_.rollouts;
+    switch (p.kind) {
+      case Proposal::Kind::exhausted:
+        exhausted_ = true;
+        break;
+      case Proposal::Kind::dead_end:
+        ++stats_.dead_ends;
+        break;
+      case Proposal::Kind::pruned:
+        ++stats_.pruned;
+        break;
+      case Proposal::Kind::candidate:
+        break;
+    }
+    fruitless_ = submitted ? 0 : fruitless_ + 1;
+    if (fruitless_ >= kMaxFruitlessWalks) exhausted_ = true;
+    changed_.notify_all();
+    return true;
+  }
+
+  /// Submits a proposed candidate unless it was evaluated before (the algorithm then hears its
+  /// time again) or its bound reached the cut meanwhile.
+  bool submit(SearchThread& thread, Proposal& p) {
+    const std::uint64_t hash = p.candidate->hash();
+    {
+      std::unique_lock lock(mutex_);
+      const auto [it, inserted] = s_.seen_.try_emplace(hash);
+      if (!inserted) {
+        ++stats_.repeats;
+        const std::optional<double> known = it->second;
+        lock.unlock();
+        s_.algorithm_->observe(p, known);
+        return false;
+      }
+    }
+    std::vector<spacegen::Action> actions = thread.actions_to(*p.candidate, s_.root_);
+    Submission submission;
+    {
+      const auto begin = Clock::now();
+      submission = s_.evaluator_.prepare(*p.candidate, p.bound_ns);
+      s_.context_->clocks.codegen_ns.fetch_add(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - begin).count());
+    }
+    std::lock_guard lock(mutex_);
+    if (!(p.bound_ns < thread.cut()) || cancelled_) {
+      s_.seen_.erase(hash);
+      ++stats_.pruned;
+      return false;
+    }
+    Pending pending;
+    pending.evaluated.id = first_id_ + submitted_++;
+    pending.evaluated.actions = std::move(actions);
+    if (s_.context_->model != nullptr) pending.evaluated.bound_ns = p.bound_ns;
+    pending.hash = hash;
+    pending.future = s_.evaluator_.submit(submission, cutoff_);
+    pending.evaluated.code = std::move(submission.code);
+    p.candidate.reset();
+    pending.proposal = std::move(p);
+    pending_.push_back(std::move(pending));
+    return true;
+  }
+
+  void search_loop(int index) {
+    SearchThread thread(*s_.context_, thread_seed(s_.options_.seed, index, s_.recalled_));
+    try {
+      for (;;) {
+        if (produce(thread)) continue;
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [this] { return finished_ || may_produce(); });
+        if (finished_) return;
+      }
+    } catch (...) {
+      std::lock_guard lock(mutex_);
+      if (!error_) error_ = std::current_exception();
+      finished_ = true;
+      changed_.notify_all();
+    }
+  }
+
+  void finish_workers() {
+    {
+      std::lock_guard lock(mutex_);
+      finished_ = true;
+    }
+    changed_.notify_all();
+    for (std::thread& w : workers_) w.join();
+    workers_.clear();
+  }
+
+  /// Waits for the oldest evaluation and hands it on; false once nothing is in flight and
+  /// nothing more will be submitted.
+  bool collect_one(bool wait_for_producers) {
+    Pending done;
+    {
+      std::unique_lock lock(mutex_);
+      if (wait_for_producers) {
+        // Woken by submissions and by the end of walks; a budget or a stop is seen within kPoll.
+        constexpr auto kPoll = std::chrono::milliseconds(20);
+        while (pending_.empty() && !done_submitting() && !error_) {
+          changed_.wait_for(lock, kPoll);
+        }
+        if (error_) std::rethrow_exception(error_);
+      }
+      if (pending_.empty()) return false;
+      done = std::move(pending_.front());
+      pending_.pop_front();
+    }
+    changed_.notify_all();
+    if ((s_.options_.budget || s_.options_.stop_requested) && !cancelled_) {
+      // At the budget or a stop request, drop what has not started running rather than wait for
+      // it. A stop request is seen within kStopPoll.
+      constexpr auto kStopPoll = std::chrono::milliseconds(20);
+      while (done.future.wait_until(std::min(deadline_, Clock::now() + kStopPoll)) !=
+                 std::future_status::ready &&
+             !must_stop()) {
+      }
+      if (must_stop()) {
+        s_.evaluator_.cancel_waiting();
+        std::lock_guard lock(mutex_);
+        cancelled_ = true;
+      }
+    }
+    try {
+      done.evaluated.evaluation = done.future.get();
+    } catch (const std::future_error&) {
+      std::lock_guard lock(mutex_);
+      ++stats_.abandoned;
+      s_.seen_.erase(done.hash);
+      return true;
+    }
+    const device::Evaluation& e = done.evaluated.evaluation;
+    done.evaluated.t = std::chrono::duration<double>(Clock::now() - start_).count();
+    const std::optional<double> time =
+        e.check == device::Check::ok ? e.time_ns : std::optional<double>();
+    {
+      std::lock_guard lock(mutex_);
+      ++stats_.evaluated;
+      if (e.cut_short) {
+        ++stats_.cut_short;
+        if (e.check == device::Check::timeout) ++stats_.killed;
+      }
+      s_.seen_[done.hash] = time;
+      if (time && *time < s_.context_->cut.load()) s_.context_->cut = *time;
+      if (stats_.evaluated == 5) idle_from_ = {Clock::now(), s_.evaluator_.times().measuring_s};
+    }
+    s_.algorithm_->observe(done.proposal, time);
+    on_evaluated_(std::move(done.evaluated));
+    return true;
+  }
+
+  Session& s_;
+  const std::function<void(Evaluated&&)>& on_evaluated_;
+  Clock::time_point start_;
+  Clock::time_point deadline_;
+  int in_flight_ = 4;
+  std::shared_ptr<device::Cutoff> cutoff_;
+  std::int64_t first_id_ = 0;
+  /// Evaluations this run submits at most.
+  std::int64_t evals_ = 0;
+  std::array<double, 4> clocks_before_{};
+  /// The wall time and the device's measuring time when its idle share starts counting.
+  std::pair<Clock::time_point, double> idle_from_;
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Pending> pending_;
+  std::vector<std::thread> workers_;
+  std::int64_t submitted_ = 0;
+  int producing_ = 0;
+  std::int64_t fruitless_ = 0;
+  bool exhausted_ = false;
+  bool cancelled_ = false;
+  bool finished_ = false;
+  std::exception_ptr error_;
+  SessionStats stats_;
+};
+
+}  // namespace sculpt::search
+
+namespace sculpt::search {
+
+SessionStats Session::run(const std::function<void(Evaluated&&)>& on_evaluated) {
+  return Run(*this, on_evaluated).go();
+}
+
+}  // namespace sculpt::search

@@ -1,0 +1,437 @@
+// The search session (search/session.h) and its algorithms, on stand-in devices:
+// - its budget and stop request (the measurement under way finishes, the waiting ones are
+//   abandoned, ids stay contiguous) and its cutoff (each candidate timed against the best time
+//   measured before it, a resumed search's included);
+// - on matmul with the real model and a device whose times are a known function of the
+//   candidate: one thread and a seed give the same log twice, no candidate is submitted with a
+//   bound at or above the best time collected before it, two threads keep a 50 ms device busy,
+//   a resumed search rebuilds its tree and never measures a logged candidate again;
+// - on tiny test spaces enumerated in full: MCTS and branch-and-bound evaluate every candidate
+//   exactly once, then say the space is exhausted.
+#include "search/session.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "backbone/zoo/zoo.h"
+#include "device/pipeline.h"
+#include "generated/space_property/space.h"
+#include "perf_model/description.h"
+#include "search/descent.h"
+#include "search/problem.h"
+#include "search/stand_in_device.h"
+#include "tests/spacegen/space_fixture.h"
+
+namespace sculpt::search {
+namespace {
+
+using namespace std::chrono_literals;
+
+using CutoffValue = std::optional<std::chrono::nanoseconds>;
+
+// A device that measures each candidate with `measure(cutoff)`, `cutoff` being the one the
+// candidate was submitted with: the shared pipeline, without a compiler or a run.
+class ScriptedDevice final : public device::Evaluator {
+ public:
+  explicit ScriptedDevice(std::function<device::Evaluation(CutoffValue)> measure)
+      : pipeline_(
+            1, [](const device::KernelCode&) -> device::Pipeline<int>::CompileResult { return 0; },
+            [measure = std::move(measure)](const device::KernelCode&,
+                                           const std::shared_ptr<const device::Problem>&, int&,
+                                           CutoffValue cutoff) { return measure(cutoff); }) {}
+
+  std::string name() const override { return "stand-in"; }
+  void cancel_waiting() override { pipeline_.cancel_waiting(); }
+  device::DeviceTimes times() const override { return pipeline_.times(); }
+
+ private:
+  std::future<device::Evaluation> queue(device::KernelCode code,
+                                        std::shared_ptr<const device::Problem> problem,
+                                        std::shared_ptr<device::Cutoff> cutoff) override {
+    return pipeline_.submit(std::move(code), std::move(problem), std::move(cutoff));
+  }
+
+  device::Pipeline<int> pipeline_;
+};
+
+// A device whose every measurement takes `duration` and gives 1 ms.
+std::unique_ptr<ScriptedDevice> device_taking(std::chrono::milliseconds duration) {
+  return std::make_unique<ScriptedDevice>([duration](CutoffValue) {
+    std::this_thread::sleep_for(duration);
+    device::Evaluation e;
+    e.time_ns = 1e6;
+    return e;
+  });
+}
+
+/// A zoo kernel's root, model and problem on sm_90.
+struct Problem {
+  Problem(const std::string& name, const std::string& size) {
+    const backbone::ZooLookup lookup = backbone::lookup_kernel(name, size);
+    EXPECT_TRUE(lookup.ok()) << lookup.error;
+    kernel.emplace(lookup.info->build(lookup.sizes));
+    root = gpu_space::make_root(*kernel, perf_model::Description::named("sm_90").limits);
+    model = std::make_unique<perf_model::Model>(*kernel, perf_model::Description::named("sm_90"));
+    problem = make_problem(*lookup.info, lookup.sizes, *kernel, 1);
+  }
+  std::optional<backbone::Kernel> kernel;
+  std::unique_ptr<gpu_space::Candidate> root;
+  std::unique_ptr<perf_model::Model> model;
+  std::shared_ptr<const device::Problem> problem;
+};
+
+/// What a log line says of an evaluation, timestamp aside.
+struct Line {
+  std::int64_t id;
+  std::vector<spacegen::Action> actions;
+  std::optional<double> bound_ns;
+  std::optional<double> time_ns;
+  device::Check check;
+  bool cut_short;
+  friend bool operator==(const Line&, const Line&) = default;
+};
+
+struct Outcome {
+  std::vector<Line> lines;
+  SessionStats stats;
+};
+
+Outcome search(const spacegen::CandidateBase& root, CandidateEvaluator& device,
+               const perf_model::Model* model, const SessionOptions& options,
+               Session* resumed = nullptr) {
+  Outcome out;
+  std::optional<Session> own;
+  Session& session = resumed != nullptr ? *resumed : own.emplace(root, device, model, options);
+  out.stats = session.run([&](Evaluated&& e) {
+    out.lines.push_back({e.id, e.actions, e.bound_ns, e.evaluation.time_ns, e.evaluation.check,
+                         e.evaluation.cut_short});
+  });
+  return out;
+}
+
+constexpr AlgorithmKind kAlgorithms[] = {AlgorithmKind::mcts, AlgorithmKind::bb,
+                                         AlgorithmKind::random};
+
+class SessionBudget : public testing::Test {
+ protected:
+  SessionBudget() : axpy_("axpy", "4096") {}
+  SessionOptions random_options() const {
+    SessionOptions o;
+    o.algorithm = AlgorithmKind::random;
+    return o;
+  }
+  Problem axpy_;
+};
+
+TEST_F(SessionBudget, AtTheBudgetFinishesTheMeasurementUnderWayAndAbandonsTheRest) {
+  auto device = device_taking(400ms);
+  DeviceEvaluator evaluator(*device, axpy_.problem);
+  SessionOptions options = random_options();
+  options.evals = 1000;
+  options.in_flight = 4;
+  options.budget = 1s;
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome out = search(*axpy_.root, evaluator, nullptr, options);
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+
+  // Measurements end at 0.4, 0.8 and 1.2 s: the third was under way at the budget. Waiting for
+  // the three submitted behind it would have taken until 2.4 s.
+  EXPECT_LT(took.count(), 2.0);
+  EXPECT_GE(out.stats.evaluated, 2);
+  EXPECT_EQ(out.stats.abandoned, 3);
+  ASSERT_EQ(out.lines.size(), static_cast<std::size_t>(out.stats.evaluated));
+  for (std::size_t i = 0; i < out.lines.size(); ++i) EXPECT_EQ(out.lines[i].id, std::int64_t(i));
+}
+
+TEST_F(SessionBudget, ABudgetOfCenturiesIsNoLimit) {
+  auto device = device_taking(0ms);
+  DeviceEvaluator evaluator(*device, axpy_.problem);
+  SessionOptions options = random_options();
+  options.evals = 3;
+  options.budget = std::chrono::duration<double>(1e12);  // past the clock's range in nanoseconds
+  const Outcome out = search(*axpy_.root, evaluator, nullptr, options);
+  EXPECT_EQ(out.stats.evaluated, 3);
+}
+
+TEST_F(SessionBudget, AStopRequestEndsItAsTheBudgetWould) {
+  // The stop comes with the second evaluation (at 0.4 s).
+  auto device = device_taking(200ms);
+  DeviceEvaluator evaluator(*device, axpy_.problem);
+  SessionOptions options = random_options();
+  options.evals = 1000;
+  options.in_flight = 4;
+  std::atomic<bool> stop{false};
+  options.stop_requested = [&stop] { return stop.load(); };
+  std::vector<std::int64_t> ids;
+  const auto start = std::chrono::steady_clock::now();
+  Session session(*axpy_.root, evaluator, nullptr, options);
+  const SessionStats stats = session.run([&](Evaluated&& e) {
+    ids.push_back(e.id);
+    if (ids.size() == 2) stop = true;
+  });
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+
+  // Nothing is submitted after the stop (4 were in flight, then a fifth after the first), the
+  // third finishes when its measurement had started, and the others are abandoned.
+  EXPECT_LT(took.count(), 1.0);
+  EXPECT_GE(stats.evaluated, 2);
+  EXPECT_LE(stats.evaluated, 3);
+  EXPECT_EQ(stats.evaluated + stats.abandoned, 5);
+  ASSERT_EQ(ids.size(), static_cast<std::size_t>(stats.evaluated));
+  for (std::size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ids[i], static_cast<std::int64_t>(i));
+}
+
+// Measures the i-th candidate at times[i] ns, cut short when that is over its cutoff and a
+// timeout past 10 cutoffs, and records the cutoffs (the measuring thread writes them; read them
+// once the search returned).
+std::unique_ptr<ScriptedDevice> scripted_device(std::vector<double> times,
+                                                std::vector<CutoffValue>& cutoffs) {
+  return std::make_unique<ScriptedDevice>([times = std::move(times), &cutoffs](CutoffValue cutoff) {
+    cutoffs.push_back(cutoff);
+    const double time = times.at(cutoffs.size() - 1);
+    device::Evaluation e;
+    e.cut_short = cutoff && time > static_cast<double>(cutoff->count());
+    if (cutoff && time > 10.0 * static_cast<double>(cutoff->count())) {
+      e.check = device::Check::timeout;
+    } else {
+      e.time_ns = time;
+    }
+    return e;
+  });
+}
+
+TEST_F(SessionBudget, EachCandidateIsCutAtAMultipleOfTheBestTimeMeasuredBeforeIt) {
+  using std::chrono::nanoseconds;
+
+  // Runs a search of 5 candidates that take 5, 30, 2, 9 and 100 us, after `recalled` logged
+  // ones (a resumed search): the cutoffs they were timed with.
+  std::vector<CutoffValue> cutoffs;
+  auto run = [&](const SessionOptions& options, std::optional<double> recalled_ns) {
+    cutoffs.clear();
+    auto device = scripted_device({5000, 30000, 2000, 9000, 100000}, cutoffs);
+    DeviceEvaluator evaluator(*device, axpy_.problem);
+    Session session(*axpy_.root, evaluator, nullptr, options);
+    if (recalled_ns) {
+      std::mt19937_64 rng(7);
+      const Descent logged = random_descent(*axpy_.root, rng, &session.order());
+      std::string error;
+      EXPECT_TRUE(session.recall(0, logged.actions, recalled_ns, &error)) << error;
+    }
+    return search(*axpy_.root, evaluator, nullptr, options, &session).stats;
+  };
+  SessionOptions options = random_options();
+  options.evals = 5;
+  options.in_flight = 5;  // submitted together, each cut against the times measured before it
+  options.cutoff = 4;
+  const SessionStats stats = run(options, std::nullopt);
+  EXPECT_EQ(cutoffs, (std::vector<CutoffValue>{std::nullopt, nanoseconds(20000), nanoseconds(20000),
+                                               nanoseconds(8000), nanoseconds(8000)}));
+  EXPECT_EQ(stats.cut_short, 3);
+  EXPECT_EQ(stats.killed, 1);
+  // A resumed search starts from the best time of its log; 0 turns the cutoff off.
+  options.evals = 6;  // in all: the recalled one and five more
+  run(options, 1000);
+  EXPECT_EQ(cutoffs.front(), nanoseconds(4000));
+  options.cutoff = 0;
+  EXPECT_EQ(run(options, 1000).cut_short, 0);
+  EXPECT_EQ(cutoffs, std::vector<CutoffValue>(5));
+}
+
+// Searches of matmul with the model's bounds on a device whose times are the bound times a
+// penalty drawn from the candidate's hash.
+class SessionOnMatmul : public testing::TestWithParam<AlgorithmKind> {
+ protected:
+  SessionOnMatmul() : matmul_("matmul", "256x256x32") {}
+  /// Random descents rarely find a leaf below the cut once a few times are known: fewer
+  /// evaluations keep their tests short.
+  int evals() const { return GetParam() == AlgorithmKind::random ? 12 : 40; }
+  Problem matmul_;
+};
+
+TEST_P(SessionOnMatmul, OneThreadAndASeedGiveTheSameLogTwice) {
+  SessionOptions options;
+  options.algorithm = GetParam();
+  options.evals = evals();
+  options.seed = 11;
+  StandInDevice first(0us), second(0us);
+  const Outcome a = search(*matmul_.root, first, matmul_.model.get(), options);
+  const Outcome b = search(*matmul_.root, second, matmul_.model.get(), options);
+  EXPECT_EQ(a.lines.size(), static_cast<std::size_t>(evals()));
+  EXPECT_TRUE(a.lines == b.lines);
+  if (GetParam() != AlgorithmKind::bb) {
+    options.seed = 12;
+    StandInDevice third(0us);
+    EXPECT_FALSE(a.lines == search(*matmul_.root, third, matmul_.model.get(), options).lines)
+        << "another seed, another search";
+  }
+}
+
+TEST_P(SessionOnMatmul, NoCandidateIsSubmittedWithABoundAtOrAboveTheCut) {
+  SessionOptions options;
+  options.algorithm = GetParam();
+  options.evals = 2 * evals();
+  options.in_flight = 4;
+  StandInDevice device(0us);
+  const Outcome out = search(*matmul_.root, device, matmul_.model.get(), options);
+  ASSERT_EQ(out.lines.size(), static_cast<std::size_t>(2 * evals()));
+  // With one thread, candidate k is submitted once candidate k - in_flight was collected: the
+  // cut it met is at most the best time of those.
+  double cut = std::numeric_limits<double>::infinity();
+  for (std::size_t k = 0; k < out.lines.size(); ++k) {
+    if (k >= 4 && out.lines[k - 4].time_ns) cut = std::min(cut, *out.lines[k - 4].time_ns);
+    ASSERT_TRUE(out.lines[k].bound_ns);
+    EXPECT_LT(*out.lines[k].bound_ns, cut) << "candidate " << k;
+    EXPECT_LE(*out.lines[k].bound_ns, *out.lines[k].time_ns) << "the stand-in's times";
+  }
+  EXPECT_GE(out.stats.rollouts, out.stats.evaluated);
+}
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, SessionOnMatmul, testing::ValuesIn(kAlgorithms),
+                         [](const auto& param) { return std::string(to_string(param.param)); });
+
+TEST(Session, TwoThreadsKeepA50MillisecondDeviceBusy) {
+  Problem matmul("matmul", "256x256x32");
+  SessionOptions options;
+  options.threads = 2;
+  options.evals = 25;
+  StandInDevice device(50ms);
+  const Outcome out = search(*matmul.root, device, matmul.model.get(), options);
+  EXPECT_EQ(out.stats.evaluated, 25);
+  EXPECT_LE(out.stats.device_idle_share, 0.05) << out.stats.summary();
+  std::set<std::int64_t> ids;
+  for (const Line& l : out.lines) ids.insert(l.id);
+  EXPECT_EQ(ids.size(), 25u);
+  EXPECT_EQ(*ids.rbegin(), 24) << "ids are contiguous";
+}
+
+TEST(Session, AResumedSearchRebuildsItsTreeAndMeasuresNoLoggedCandidateAgain) {
+  Problem matmul("matmul", "256x256x32");
+  SessionOptions options;
+  options.evals = 30;
+  StandInDevice device(0us);
+  const Outcome first = search(*matmul.root, device, matmul.model.get(), options);
+  ASSERT_EQ(first.lines.size(), 30u);
+
+  options.evals = 50;
+  Session resumed(*matmul.root, device, matmul.model.get(), options);
+  double best = std::numeric_limits<double>::infinity();
+  std::set<std::uint64_t> logged;
+  for (const Line& l : first.lines) {
+    std::string error;
+    ASSERT_TRUE(resumed.recall(l.id, l.actions, l.time_ns, &error)) << error;
+    best = std::min(best, *l.time_ns);
+    auto c = matmul.root->clone();
+    ASSERT_EQ(c->apply(l.actions), spacegen::Status::Ok);
+    logged.insert(c->hash());
+  }
+  const Outcome second = search(*matmul.root, device, matmul.model.get(), options, &resumed);
+  ASSERT_EQ(second.lines.size(), 20u);
+  for (std::size_t i = 0; i < second.lines.size(); ++i) {
+    const Line& l = second.lines[i];
+    EXPECT_EQ(l.id, static_cast<std::int64_t>(30 + i));
+    auto c = matmul.root->clone();
+    ASSERT_EQ(c->apply(l.actions), spacegen::Status::Ok);
+    EXPECT_FALSE(logged.contains(c->hash())) << "candidate " << l.id << " was measured before";
+    EXPECT_LT(*l.bound_ns, best) << "the log's best time is the cut";
+  }
+
+  // A logged candidate that does not replay is refused with its id.
+  std::vector<spacegen::Action> broken = first.lines[0].actions;
+  broken.pop_back();
+  std::string error;
+  Session another(*matmul.root, device, matmul.model.get(), options);
+  EXPECT_FALSE(another.recall(7, broken, 1.0, &error));
+  EXPECT_NE(error.find("candidate 7"), std::string::npos) << error;
+}
+
+TEST(Session, StatisticsSayWhereTheTimeWent) {
+  Problem matmul("matmul", "256x256x32");
+  SessionOptions options;
+  options.evals = 20;
+  StandInDevice device(1ms);
+  const Outcome out = search(*matmul.root, device, matmul.model.get(), options);
+  const SessionStats& s = out.stats;
+  EXPECT_EQ(s.algorithm, "mcts");
+  EXPECT_EQ(s.evaluated, 20);
+  EXPECT_GE(s.rollouts, 20);
+  EXPECT_GT(s.propagation_s, 0);
+  EXPECT_GT(s.model_s, 0);
+  EXPECT_NEAR(s.measure_s, 0.020, 0.015);
+  EXPECT_GT(s.evaluations_per_s(), 0);
+  EXPECT_LE(s.propagation_s + s.model_s + s.codegen_s, s.wall_s * 1.01);
+  const nlohmann::json j = nlohmann::json::parse(s.to_json());
+  EXPECT_EQ(j.at("evaluated"), 20);
+  EXPECT_EQ(j.at("algorithm"), "mcts");
+  for (const char* key : {"rollouts_per_s", "dead_end_rate", "device_idle_share", "model_s"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_NE(s.summary().find("evaluations/s"), std::string::npos);
+}
+
+TEST(Session, AnUnknownDecisionOrderIsRefused) {
+  Problem axpy("axpy", "64");
+  StandInDevice device(0us);
+  SessionOptions options;
+  options.order = "size,colour";
+  try {
+    Session session(*axpy.root, device, nullptr, options);
+    FAIL() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'colour' is not a choice"), std::string::npos)
+        << e.what();
+  }
+}
+
+// Every fully specified candidate below `node`, as text.
+void leaves(const spacegen::CandidateBase& node, std::set<std::string>& out) {
+  const auto choice = node.first_open_instance();
+  if (!choice) {
+    out.insert(node.to_string());
+    return;
+  }
+  for (const auto& child : valid_children(node, *choice)) leaves(*child, out);
+}
+
+class SessionOnATinySpace : public testing::TestWithParam<AlgorithmKind> {};
+
+TEST_P(SessionOnATinySpace, EvaluatesEveryCandidateOnceThenSaysTheSpaceIsExhausted) {
+  spacegen::test::Backbone fun;
+  for (const std::vector<std::int64_t>& sizes :
+       {std::vector<std::int64_t>{1, 2}, std::vector<std::int64_t>{1, 2, 4}}) {
+    fun.add_dim(sizes);
+  }
+  const auto root = spacegen::test::make_candidate<space_property::Candidate>(fun);
+  std::set<std::string> all;
+  leaves(*root, all);
+  ASSERT_GT(all.size(), 3u);
+  SessionOptions options;
+  options.algorithm = GetParam();
+  options.evals = static_cast<std::int64_t>(all.size()) + 10;
+  StandInDevice device(0us);
+  std::multiset<std::string> evaluated;
+  Session session(*root, device, nullptr, options);  // no model: every bound is 0, nothing is cut
+  const SessionStats stats = session.run([&](Evaluated&& e) {
+    auto c = root->clone();
+    ASSERT_EQ(c->apply(e.actions), spacegen::Status::Ok);
+    evaluated.insert(c->to_string());
+  });
+  EXPECT_TRUE(stats.exhausted);
+  EXPECT_EQ(evaluated, std::multiset<std::string>(all.begin(), all.end()));
+}
+
+INSTANTIATE_TEST_SUITE_P(TreeSearches, SessionOnATinySpace,
+                         testing::Values(AlgorithmKind::mcts, AlgorithmKind::bb),
+                         [](const auto& param) { return std::string(to_string(param.param)); });
+
+}  // namespace
+}  // namespace sculpt::search
