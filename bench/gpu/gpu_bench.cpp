@@ -1,12 +1,17 @@
-// Hand-fixed good candidates of the GPU space, for comparison with cuBLAS on the GPU machine:
-// each is lowered, printed as PTX (and CUDA C, for people), checked and timed on the CUDA
-// device (median of CUDA-event-timed launches), and described in OUT/cases.json so that
-// compare.py can time the same PTX kernel-only under the profiler, like cuBLAS. Without a GPU it
-// checks the candidates on the CPU device at small sizes instead (a smoke test of the recipes).
+// Hand-fixed good candidates of the GPU space, or the best candidates of searches, for comparison
+// with cuBLAS on the GPU machine: each is lowered, printed as PTX (and CUDA C, for people),
+// checked and timed on the CUDA device (median of CUDA-event-timed launches), and described in
+// OUT/cases.json so that compare.py can time the same PTX kernel-only under the profiler, like
+// cuBLAS. Without a GPU it checks the candidates on the CPU device at small sizes instead (a
+// smoke test of the recipes; a search's best runs at its own size).
 //
-//   bench_gpu OUT_DIR
+//   bench_gpu OUT_DIR               the recipes (search/recipes.h)
+//   bench_gpu OUT_DIR RUN_DIR...    the best candidate of each search's run folder, named as
+//                                   cublas_reference.py names its problem (axpy_2^26,
+//                                   sgemm_MxNxK)
 #include <fmt/format.h>
 
+#include <bit>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -15,7 +20,9 @@
 #include "codegen/cuda_printer.h"
 #include "codegen/lower.h"
 #include "device/cpu_evaluator.h"
+#include "perf_model/description.h"
 #include "search/candidate_evaluator.h"
+#include "search/event_log.h"
 #include "search/problem.h"
 #include "search/recipes.h"
 #ifdef SCULPT_HAVE_CUDA
@@ -24,9 +31,73 @@
 
 using namespace sculpt;
 
+namespace {
+
+/// A candidate to time: a recipe's, or a search's best.
+struct Case {
+  std::string name;
+  std::string kernel;
+  std::string sizes;
+  std::unique_ptr<gpu_space::Candidate> root;  // owns what `candidate` points into
+  std::unique_ptr<search::HandCandidate> hand_owner;
+  std::unique_ptr<spacegen::CandidateBase> replayed;
+  const gpu_space::Candidate* candidate = nullptr;
+  double flops = 0;
+};
+
+/// The name cublas_reference.py gives a problem: axpy_2^26, sgemm_MxNxK, else KERNEL_SIZES.
+std::string reference_name(const std::string& kernel, const backbone::Sizes& sizes) {
+  const auto& e = sizes.entries();
+  if (kernel == "axpy" && e.size() == 1 &&
+      std::has_single_bit(static_cast<std::uint64_t>(e[0].second))) {
+    return fmt::format("axpy_2^{}", std::countr_zero(static_cast<std::uint64_t>(e[0].second)));
+  }
+  const std::string x = backbone::format_sizes(sizes);
+  return (kernel == "matmul" ? "sgemm" : kernel) + "_" + x;
+}
+
+/// The best candidate of a search's run folder, replayed on today's space; exits with a message
+/// when the folder has none.
+Case best_of_run(const std::filesystem::path& dir) {
+  const search::LogContents log = search::read_log(dir / "log.jsonl");
+  if (!log.ok()) {
+    std::fprintf(stderr, "bench_gpu: %s\n", log.error.c_str());
+    std::exit(2);
+  }
+  const search::LogEvaluation* best = nullptr;
+  for (const search::LogEvaluation& e : log.evaluations) {
+    if (e.check == "ok" && (best == nullptr || *e.time_ns < *best->time_ns)) best = &e;
+  }
+  if (best == nullptr) {
+    std::fprintf(stderr, "bench_gpu: %s holds no valid candidate\n", dir.c_str());
+    std::exit(2);
+  }
+  std::string size;
+  for (const auto& [name, value] : log.header.sizes)
+    size += (size.empty() ? "" : "x") + std::to_string(value);
+  const backbone::ZooLookup lookup = backbone::lookup_kernel(log.header.kernel, size);
+  Case c;
+  c.name = reference_name(log.header.kernel, lookup.sizes);
+  c.kernel = log.header.kernel;
+  c.sizes = size;
+  c.root = gpu_space::make_root(lookup.info->build(lookup.sizes),
+                                perf_model::Description::named("sm_90").limits);
+  c.replayed = c.root->clone();
+  if (c.replayed->apply(best->actions) != spacegen::Status::Ok ||
+      c.replayed->first_open_instance()) {
+    std::fprintf(stderr, "bench_gpu: %s: candidate %lld does not replay\n", dir.c_str(),
+                 static_cast<long long>(best->id));
+    std::exit(2);
+  }
+  c.candidate = static_cast<const gpu_space::Candidate*>(c.replayed.get());
+  return c;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: bench_gpu OUT_DIR\n");
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: bench_gpu OUT_DIR [RUN_DIR...]\n");
     return 2;
   }
   const std::filesystem::path out = argv[1];
@@ -39,27 +110,39 @@ int main(int argc, char** argv) {
     device = std::make_unique<device::CudaEvaluator>();
     gpu = true;
   } else {
-    std::fprintf(stderr, "no GPU (%s): checking the recipes on the CPU at small sizes\n",
-                 why.c_str());
+    std::fprintf(stderr, "no GPU (%s): checking the candidates on the CPU\n", why.c_str());
   }
 #endif
   if (!device) device = std::make_unique<device::CpuEvaluator>();
+  std::vector<Case> cases;
+  if (argc > 2) {
+    for (int i = 2; i < argc; ++i) cases.push_back(best_of_run(argv[i]));
+  } else {
+    for (const search::Recipe& recipe : search::benchmark_recipes()) {
+      Case c;
+      c.name = recipe.name;
+      c.kernel = recipe.kernel;
+      c.sizes = gpu ? recipe.sizes : recipe.small_sizes;
+      c.flops = gpu ? recipe.flops : 0;  // the CPU smoke test's sizes have none to report
+      const backbone::ZooLookup lookup = backbone::lookup_kernel(recipe.kernel, c.sizes);
+      c.hand_owner = std::make_unique<search::HandCandidate>(lookup.info->build(lookup.sizes));
+      recipe.decide(*c.hand_owner);
+      c.candidate = &c.hand_owner->complete();
+      cases.push_back(std::move(c));
+    }
+  }
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   int failures = 0;
-  for (const search::Recipe& recipe : search::benchmark_recipes()) {
-    const std::string& sizes = gpu ? recipe.sizes : recipe.small_sizes;
-    const backbone::ZooLookup lookup = backbone::lookup_kernel(recipe.kernel, sizes);
+  for (const Case& c : cases) {
+    const backbone::ZooLookup lookup = backbone::lookup_kernel(c.kernel, c.sizes);
     const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
-    search::HandCandidate hand(kernel);
-    recipe.decide(hand);
-    const gpu_space::Candidate& candidate = hand.complete();
+    const gpu_space::Candidate& candidate = *c.candidate;
     const codegen::LoweredKernel lowered = codegen::lower(candidate);
     const device::KernelCode code = search::kernel_code(
-        candidate, gpu ? device::Language::ptx : device::Language::c, "sculpt_" + recipe.kernel);
-    std::ofstream(out / (recipe.name + (gpu ? ".ptx" : ".c"))) << code.source;
-    std::ofstream(out / (recipe.name + ".cu"))
-        << codegen::print_cuda(lowered, "sculpt_" + recipe.kernel);
-    std::ofstream(out / (recipe.name + ".txt")) << lowered.dump();
+        candidate, gpu ? device::Language::ptx : device::Language::c, "sculpt_" + c.kernel);
+    std::ofstream(out / (c.name + (gpu ? ".ptx" : ".c"))) << code.source;
+    std::ofstream(out / (c.name + ".cu")) << codegen::print_cuda(lowered, "sculpt_" + c.kernel);
+    std::ofstream(out / (c.name + ".txt")) << lowered.dump();
     const auto problem = search::make_problem(*lookup.info, lookup.sizes, kernel, 1);
     const device::Evaluation e = device->evaluate(code, problem);
     failures += e.check != device::Check::ok;
@@ -81,12 +164,11 @@ int main(int argc, char** argv) {
       }
     }
     const double us = e.time_ns ? *e.time_ns / 1e3 : 0;
-    // The flops are those of the GPU size: the CPU smoke test has none to report.
-    const double gflops = gpu && us > 0 ? recipe.flops / us / 1e3 : 0;
-    all.push_back({{"name", recipe.name},
-                   {"kernel", recipe.kernel},
-                   {"size", sizes},
-                   {"file", recipe.name + (gpu ? ".ptx" : ".c")},
+    const double gflops = us > 0 ? c.flops / us / 1e3 : 0;
+    all.push_back({{"name", c.name},
+                   {"kernel", c.kernel},
+                   {"size", c.sizes},
+                   {"file", c.name + (gpu ? ".ptx" : ".c")},
                    {"entry", code.entry},
                    {"grid", code.launch.grid},
                    {"block", code.launch.block},
@@ -97,7 +179,7 @@ int main(int argc, char** argv) {
                    {"event_us", us},
                    {"spread_us", e.spread_ns / 1e3},
                    {"gflops", gflops}});
-    fmt::print("{:<24} {:<14} {:>10.2f} us  {:>8.1f} GFLOP/s  {}\n", recipe.name,
+    fmt::print("{:<24} {:<14} {:>10.2f} us  {:>8.1f} GFLOP/s  {}\n", c.name,
                std::string(device::to_string(e.check)), us, gflops, e.message.substr(0, 120));
   }
   std::ofstream(out / "cases.json") << all.dump(1);

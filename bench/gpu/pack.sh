@@ -26,6 +26,6 @@ for b in "${binaries[@]}"; do
     grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux[^/]*)\.so' |
     while read -r lib; do cp -n "$lib" .gpu/; done
 done
-cp bench/gpu/compare.py bench/gpu/run.sh .gpu/
+cp bench/gpu/compare.py bench/gpu/search_summary.py bench/gpu/run.sh .gpu/
 cp "$reference" .gpu/cublas_reference.py
 echo "packed $(du -sh .gpu | cut -f1) into .gpu/ (the device tool carries 64 MiB at most)"

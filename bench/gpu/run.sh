@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine, from the folder bench/gpu/pack.sh filled, the steps named (all, in
-# this order, when none is): each under its own time limit, its output in STEP.txt. After each
-# step everything so far is packed into $OUT/gpu-results.tar.gz (the device tool brings back a
-# few files only), so a call stopped at its limit still returns the steps it finished; the last
-# lines of each step are printed. The step limits add up to 540 s: one device call (10 minutes
-# at most) holds them all, and a session's 15 minutes of device time leave room to start the
-# machine. The most wanted figures come first.
+# Runs on the GPU machine, from the folder bench/gpu/pack.sh filled, the steps named (search and
+# tests, in this order, when none is): each under its own time limit, its output in STEP.txt.
+# After each step everything so far is packed into $OUT/gpu-results.tar.gz (the device tool
+# brings back a few files only), so a call stopped at its limit still returns the steps it
+# finished; the last lines of each step are printed. The default steps' limits add up to 535 s:
+# one device call (10 minutes at most) holds them, and a session's 15 minutes of device time
+# leave room to start the machine. The most wanted figures come first; the other steps (those of
+# issues already resolved) run when named, in a second call when device time is left.
+#   search        issue H's check: 2-minute MCTS searches of axpy 2^26, matmul 256x256x32 and
+#                 matmul 1024^3 on the GPU (4 searching threads), their best candidates timed
+#                 kernel-only beside cuBLAS in the same call (bench_gpu RUN_DIR..., compare.py),
+#                 and per search: best / cuBLAS, the GPU's idle share, bound violations
+#                 (search_summary.py, search_summary.json)
 #   tests         the GPU halves of the CUDA evaluator's tests (the GPU characterization's is
-#                 left to the next step, which measures the same)
+#                 left to the characterize step, which measures the same)
 #   characterize  the GPU's description measured (sculpt characterize --device cuda: seconds on
 #                 an H100, killed past 45 s), written to sm_90.json and compared with the shipped
 #   model         the lower bound against measured times: 100 random candidates each of axpy
@@ -16,7 +22,6 @@
 #   bench         the hand-fixed candidates (bench_gpu), timed kernel-only against cuBLAS
 #                 (compare.py)
 #   candidates    20 random candidates per zoo kernel compiled, run and checked on the GPU
-#   search        a 40-second random search for a 1024^3 matmul on the GPU
 #   space         the space benchmark (decisions/s) on one core and on every core (run when named:
 #                 no open issue asks for it)
 set -uo pipefail
@@ -37,12 +42,12 @@ step() {
 }
 
 steps=("$@")
-((${#steps[@]})) || steps=(tests characterize model bench candidates search)
+((${#steps[@]})) || steps=(search tests)
 nvidia-smi >"$results/nvidia-smi.txt" 2>&1
 for s in "${steps[@]}"; do
   case "$s" in
     tests)
-      step cuda_device_test 50 "$here/cuda_device_test" \
+      step cuda_device_test 30 "$here/cuda_device_test" \
         --gtest_filter='*/gpu:-*GpuCharacterization*'
       ;;
     characterize)
@@ -65,8 +70,19 @@ for s in "${steps[@]}"; do
         --gtest_filter='Gpu*:*/Gpu*'
       ;;
     search)
-      step search 50 "$here/sculpt" search --kernel matmul --size 1024x1024x1024 --budget 40s \
-        --device cuda --out "$results/search"
+      runs=()
+      for problem in axpy:67108864 matmul:256x256x32 matmul:1024x1024x1024; do
+        kernel="${problem%%:*}" size="${problem#*:}"
+        step "search_${kernel}_$size" 135 "$here/sculpt" search --kernel "$kernel" --size "$size" \
+          --device cuda --algorithm mcts --threads 4 --budget 2m --evals 100000 \
+          --out "$results/runs/$kernel-$size"
+        runs+=("$results/runs/$kernel-$size")
+      done
+      step search_best 40 "$here/bench_gpu" "$results/search_best" "${runs[@]}"
+      step search_compare 50 python3 "$here/compare.py" "$results/search_best" \
+        "$here/cublas_reference.py"
+      step search_summary 10 python3 "$here/search_summary.py" \
+        "$results/search_best/compare.json" "${runs[@]}"
       ;;
     *)
       echo "run.sh: unknown step '$s' (tests, characterize, model, bench, candidates, search, space)" >&2

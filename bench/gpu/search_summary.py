@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""One line per GPU search of `run.sh search`: its best time beside cuBLAS, how busy it kept the
+GPU, and whether any measured time fell below the model's bound.
+
+    python3 bench/gpu/search_summary.py COMPARE_JSON RUN_DIR...
+
+COMPARE_JSON is what compare.py wrote for the searches' best candidates (bench_gpu OUT RUN_DIR...):
+the best PTX and cuBLAS timed kernel-only, the same way, in the same call. A bound violation is
+an evaluation that checked ok in less than its bound divided by 1.02 (the noise the model step
+allows). Prints the lines and writes search_summary.json beside COMPARE_JSON.
+"""
+import json
+import pathlib
+import sys
+
+NOISE = 1.02
+
+
+def summarize(run_dir, compared):
+    header, evaluations, stats = None, [], None
+    for line in (run_dir / "log.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        kind = record.get("kind")
+        if kind == "header":
+            header = record
+        elif kind == "evaluation":
+            evaluations.append(record)
+        elif kind == "stats":
+            stats = record
+    ok = [e for e in evaluations if e["check"] == "ok"]
+    best = min(ok, key=lambda e: e["time_ns"]) if ok else None
+    violations = [e["id"] for e in ok
+                  if e.get("bound_ns") is not None and e["time_ns"] * NOISE < e["bound_ns"]]
+    size = "x".join(str(v) for v in header["sizes"].values())
+    case = next((c for c in compared if c["name"].endswith(size) or
+                 (header["kernel"] == "axpy" and c["name"].startswith("axpy"))), None)
+    return {
+        "kernel": header["kernel"],
+        "size": size,
+        "algorithm": header.get("algorithm"),
+        "evaluations": len(evaluations),
+        "ok": len(ok),
+        "best_id": best and best["id"],
+        "best_search_us": best and round(best["time_ns"] / 1e3, 2),
+        "best_kernel_us": case and case["sculpt_kernel_us"],
+        "cublas_kernel_us": case and case["cublas_kernel_us"],
+        "ratio_to_cublas": case and case["ratio"],
+        "device_idle_share": stats and round(stats["device_idle_share"], 4),
+        "evaluations_per_s": stats and round(stats["evaluations_per_s"], 2),
+        "rollouts_per_s": stats and round(stats["rollouts_per_s"], 2),
+        "bound_violations": violations,
+    }
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit("usage: search_summary.py COMPARE_JSON RUN_DIR...")
+    compare_path = pathlib.Path(sys.argv[1])
+    compared = json.loads(compare_path.read_text())["cases"] if compare_path.exists() else []
+    rows = [summarize(pathlib.Path(d), compared) for d in sys.argv[2:]]
+    for r in rows:
+        print(f"{r['kernel']} {r['size']}: {r['evaluations']} evaluations ({r['ok']} ok), "
+              f"best {r['best_kernel_us']} us kernel-only ({r['best_search_us']} us in the search), "
+              f"cuBLAS {r['cublas_kernel_us']} us, ratio {r['ratio_to_cublas']}, "
+              f"GPU idle {r['device_idle_share']}, {len(r['bound_violations'])} bound violations")
+    (compare_path.parent / "search_summary.json").write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+// The search session's own speed (issue H's goal: at least 40 rollouts per second per core on
+// matmul 1024x1024x1024 on sm_90), on a stand-in device that answers at once, so that only the
+// search is measured: rollouts (each a walk from the tree to a fully specified candidate or a
+// dead end, with the bound of every child it weighs) and evaluations per second, for both
+// tree searches, with one searching thread. (Random descents are left out: on this device, whose
+// times are within 4x of the bound, almost every random leaf is cut, so they submit about one
+// candidate in ten seconds.) Pin it to one core (taskset -c 0) for the per-core
+// figure.
+#include <benchmark/benchmark.h>
+
+#include <memory>
+
+#include "backbone/zoo/zoo.h"
+#include "perf_model/model.h"
+#include "search/session.h"
+#include "search/stand_in_device.h"
+
+namespace {
+
+using sculpt::search::AlgorithmKind;
+
+struct Fixture {
+  std::unique_ptr<sculpt::gpu_space::Candidate> root;
+  std::unique_ptr<sculpt::perf_model::Model> model;
+};
+
+const Fixture& matmul() {
+  static const Fixture f = [] {
+    Fixture f;
+    const sculpt::backbone::KernelInfo* info = sculpt::backbone::find_kernel("matmul");
+    const sculpt::backbone::Kernel kernel =
+        info->build(sculpt::backbone::default_sizes(info->sizes));
+    const auto description = sculpt::perf_model::Description::named("sm_90");
+    f.root = sculpt::gpu_space::make_root(kernel, description.limits);
+    f.model = std::make_unique<sculpt::perf_model::Model>(kernel, description);
+    return f;
+  }();
+  return f;
+}
+
+/// One session of 50 evaluations per iteration; counters per second of the session's wall time.
+void BM_Session(benchmark::State& state, AlgorithmKind algorithm) {
+  const Fixture& f = matmul();
+  std::int64_t rollouts = 0, evaluated = 0, dead_ends = 0;
+  double wall = 0, model = 0, propagation = 0;
+  std::uint64_t seed = 1;
+  for (auto _ : state) {
+    sculpt::search::StandInDevice device(std::chrono::microseconds(0));
+    sculpt::search::SessionOptions options;
+    options.algorithm = algorithm;
+    options.evals = 50;
+    options.seed = seed++;
+    sculpt::search::Session session(*f.root, device, f.model.get(), options);
+    const sculpt::search::SessionStats stats = session.run([](sculpt::search::Evaluated&&) {});
+    rollouts += stats.rollouts;
+    evaluated += stats.evaluated;
+    dead_ends += stats.dead_ends;
+    wall += stats.wall_s;
+    model += stats.model_s;
+    propagation += stats.propagation_s;
+  }
+  state.counters["rollouts/s"] = static_cast<double>(rollouts) / wall;
+  state.counters["evaluations/s"] = static_cast<double>(evaluated) / wall;
+  state.counters["dead_ends"] = static_cast<double>(dead_ends) / static_cast<double>(rollouts);
+  state.counters["model_share"] = model / wall;
+  state.counters["propagation_share"] = propagation / wall;
+}
+
+BENCHMARK_CAPTURE(BM_Session, mcts, AlgorithmKind::mcts)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Session, bb, AlgorithmKind::bb)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
