@@ -266,8 +266,9 @@ Command add_search_command(CLI::App& sculpt) {
       ->check(CLI::IsMember({"tag", "uct"}))
       ->capture_default_str();
   app->add_option("--order", o->order,
-                  fmt::format("Choices decided first, in order, separated by commas (default: {})",
-                              search::DecisionOrder::kDefault));
+                  fmt::format("Choices decided first, in order, separated by commas (default on "
+                              "a GPU: {}; on the CPU: {})",
+                              search::DecisionOrder::kDefault, search::DecisionOrder::kDefaultCpu));
   app->add_option("--threads", o->threads, "Searching threads")->capture_default_str();
   app->add_option("--evals", o->evals, "Candidates to evaluate (in total, when resuming)")
       ->transform(decimal_int64())

@@ -71,9 +71,9 @@ std::optional<DecisionOrder> DecisionOrder::parse(const SpaceTable& table, std::
   return DecisionOrder(completed(table, std::move(first)));
 }
 
-DecisionOrder DecisionOrder::standard(const SpaceTable& table) {
+DecisionOrder DecisionOrder::standard(const SpaceTable& table, std::string_view device) {
   std::vector<std::uint32_t> first;
-  for (std::string_view name : split_names(kDefault)) {
+  for (std::string_view name : split_names(device == "cpu" ? kDefaultCpu : kDefault)) {
     for (std::uint32_t c = 0; c < table.choices.size(); ++c) {
       if (table.choices[c].name == name && table.choices[c].kind != ChoiceKind::Counter) {
         first.push_back(c);

@@ -1,7 +1,10 @@
 #include "search/mcts.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <shared_mutex>
+#include <unordered_map>
 
 namespace sculpt::search {
 
@@ -9,8 +12,95 @@ using spacegen::CandidateBase;
 using spacegen::InstanceRef;
 
 namespace {
+
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  return x ^ (x >> 33);
+}
+
+/// A move: a choice instance and one of its values.
+std::uint64_t move_key(const InstanceRef& instance, std::uint32_t value) {
+  std::uint64_t h = mix(instance.choice + 1);
+  for (spacegen::ObjectId o : instance.objects) h = mix(h ^ (o + 0x9e3779b97f4a7c15ULL));
+  return mix(h ^ value);
+}
+
+/// The moves of a fully specified candidate: every decided instance with its value.
+std::vector<std::uint64_t> moves_of(const CandidateBase& candidate) {
+  std::vector<std::uint64_t> moves;
+  for (const InstanceRef& instance : candidate.live_instances()) {
+    if (candidate.table().choices[instance.choice].kind == spacegen::ChoiceKind::Counter) continue;
+    const std::vector<std::uint32_t> value = candidate.domain(instance);
+    if (value.size() == 1) moves.push_back(move_key(instance, value[0]));
+  }
+  return moves;
+}
+
+/// Increasing times, at most `k`: inserts `t` and drops the largest beyond k.
+void keep_best(std::vector<double>& times, double t, std::size_t k) {
+  times.insert(std::upper_bound(times.begin(), times.end(), t), t);
+  if (times.size() > k) times.pop_back();
+}
+
 }  // namespace
+
+/// The move statistics (MAST): for each move, the candidates measured that held it and their
+/// best times, and the best times of all.
+class Mcts::Moves final : public ValuePreference {
+ public:
+  Moves(std::size_t topk, double exponent) : topk_(topk), exponent_(exponent) {}
+
+  double weight(const InstanceRef& choice, std::uint32_t value) const override {
+    std::shared_lock lock(mutex_);
+    if (measured_ < topk_) return 1;  // no best times to tell moves apart yet
+    const double threshold = best_.back();
+    const double base = static_cast<double>(topk_) / static_cast<double>(measured_);
+    double held = 0, good = 0;
+    if (const auto it = stats_.find(move_key(choice, value)); it != stats_.end()) {
+      held = it->second.held;
+      good = static_cast<double>(
+          std::upper_bound(it->second.best.begin(), it->second.best.end(), threshold) -
+          it->second.best.begin());
+    }
+    constexpr double kPrior = 2;  // candidates at the base rate, for a move seldom measured
+    const double share = (good + kPrior * base) / (held + kPrior);
+    return std::pow(share / base, exponent_);
+  }
+
+  void record(const std::vector<std::uint64_t>& moves, double time_ns) {
+    std::unique_lock lock(mutex_);
+    ++measured_;
+    keep_best(best_, time_ns, topk_);
+    for (std::uint64_t m : moves) {
+      Stats& s = stats_[m];
+      ++s.held;
+      keep_best(s.best, time_ns, topk_);
+    }
+  }
+
+ private:
+  struct Stats {
+    double held = 0;
+    std::vector<double> best;
+  };
+  std::size_t topk_;
+  double exponent_;
+  mutable std::shared_mutex mutex_;
+  std::unordered_map<std::uint64_t, Stats> stats_;
+  std::vector<double> best_;
+  std::size_t measured_ = 0;
+};
+
+/// What a descent leaves in its proposal: the edges it passed and its candidate's moves.
+struct Mcts::Memo {
+  Path path;
+  std::vector<std::uint64_t> moves;
+};
 
 struct Mcts::Node {
   /// Kept until the node is expanded: its children then hold what the search needs.
@@ -34,7 +124,10 @@ struct Mcts::Edge {
 };
 
 Mcts::Mcts(const CandidateBase& root, SearchThread& thread, MctsOptions options)
-    : options_(options), root_(std::make_unique<Node>()), best_ns_(kInfinity) {
+    : options_(options),
+      moves_(std::make_unique<Moves>(static_cast<std::size_t>(options.topk), options.mast)),
+      root_(std::make_unique<Node>()),
+      best_ns_(kInfinity) {
   root_->candidate = root.clone();
   root_->bound_ns = thread.bound(root);
 }
@@ -99,7 +192,13 @@ Mcts::Edge* Mcts::pick(Node& node, SearchThread& thread) {
       bounds.push_back(e->child->bound_ns);
     }
   }
-  if (!unvisited.empty()) return unvisited[*thread.pick_by_bound(bounds)];
+  if (!unvisited.empty()) {
+    std::vector<double> preferred;
+    if (options_.mast > 0) {
+      for (Edge* e : unvisited) preferred.push_back(moves_->weight(*node.decision, e->value));
+    }
+    return unvisited[*thread.pick_by_bound(bounds, preferred)];
+  }
 
   int visits = 0;
   for (const Edge* e : live) visits += e->visits;
@@ -136,7 +235,8 @@ Proposal Mcts::propose(SearchThread& thread) {
       p.kind = Proposal::Kind::exhausted;
       return p;
     }
-    auto path = std::make_shared<Path>();
+    auto memo = std::make_shared<Memo>();
+    Path* path = &memo->path;
     Node* node = root_.get();
     for (;;) {
       if (node->state == Node::State::fresh) {
@@ -146,7 +246,8 @@ Proposal Mcts::propose(SearchThread& thread) {
           p.candidate = std::move(node->candidate);
           p.bound_ns = node->bound_ns;
           node->dead = true;
-          p.memo = path;
+          memo->moves = moves_of(*p.candidate);
+          p.memo = memo;
           return p;
         }
       }
@@ -165,13 +266,15 @@ Proposal Mcts::propose(SearchThread& thread) {
         // A new node: a rollout from it finds the candidate.
         std::unique_ptr<CandidateBase> start = edge->child->candidate->clone();
         p.bound_ns = edge->child->bound_ns;
-        p.memo = path;
+        p.memo = memo;
         lock.unlock();
         bool pruned = false;
-        p.candidate = thread.rollout(std::move(start), &p.bound_ns, &pruned);
+        p.candidate = thread.rollout(std::move(start), &p.bound_ns, &pruned,
+                                     options_.mast > 0 ? moves_.get() : nullptr);
         p.kind = p.candidate ? Proposal::Kind::candidate
                  : pruned    ? Proposal::Kind::pruned
                              : Proposal::Kind::dead_end;
+        if (p.candidate) memo->moves = moves_of(*p.candidate);
         return p;
       }
       node = edge->child.get();
@@ -190,14 +293,16 @@ void Mcts::record(const Path& path, std::optional<double> time_ns) {
 }
 
 void Mcts::observe(const Proposal& proposal, std::optional<double> time_ns) {
-  const auto path = std::static_pointer_cast<Path>(proposal.memo);
-  if (!path) return;
+  const auto memo = std::static_pointer_cast<Memo>(proposal.memo);
+  if (!memo) return;
+  if (time_ns) moves_->record(memo->moves, *time_ns);
   std::lock_guard lock(mutex_);
-  record(*path, time_ns);
+  record(memo->path, time_ns);
 }
 
 void Mcts::recall(SearchThread& thread, const CandidateBase& candidate,
                   std::optional<double> time_ns) {
+  if (time_ns) moves_->record(moves_of(candidate), *time_ns);
   std::unique_lock lock(mutex_);
   Path path;
   Node* node = root_.get();

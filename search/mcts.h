@@ -14,6 +14,15 @@
 // - UCT: the edge maximising best_time_of_all / best_time_of_edge + c sqrt(ln N / n).
 // Under both, edges never visited are taken first, by the rollout rule; a visit counts when the
 // descent passes, before its candidate is measured, so that concurrent descents spread out.
+//
+// Move statistics: decisions commute, so what a value of a decision is worth can be learnt from
+// every candidate that holds it, wherever in the tree it was found (the move-average sampling of
+// general game playing, MAST). For each (choice instance, value), the search keeps how many
+// measured candidates held it and their best times; the rollout rule's weight of a child is
+// multiplied by (p / base)^mast, where p is the share of its value's candidates among the
+// node-independent topk best times (with a prior of two candidates at the base rate), and base
+// is topk over the candidates measured. Below the tree, where TAG has no statistics, rollouts
+// thus favour values that held good candidates elsewhere; `mast` 0 gives the paper's rule alone.
 #include <cmath>
 #include <condition_variable>
 #include <memory>
@@ -32,6 +41,8 @@ struct MctsOptions {
   double delta = 1;
   /// UCT: weight of the exploration term.
   double exploration = std::sqrt(2.0);
+  /// The exponent of the move statistics' factor in rollouts; 0: none.
+  double mast = 0.5;
 };
 
 class Mcts final : public Algorithm {
@@ -51,6 +62,7 @@ class Mcts final : public Algorithm {
  private:
   struct Node;
   struct Edge;
+  struct Memo;
   /// The edges a descent passed, root first.
   using Path = std::vector<Edge*>;
 
@@ -61,7 +73,10 @@ class Mcts final : public Algorithm {
   double tag_score(const Edge& edge, double threshold, int visits, int live) const;
   void record(const Path& path, std::optional<double> time_ns);
 
+  class Moves;
+
   MctsOptions options_;
+  std::unique_ptr<Moves> moves_;
   mutable std::mutex mutex_;
   std::condition_variable expanded_;
   std::unique_ptr<Node> root_;

@@ -65,14 +65,15 @@ std::unique_ptr<CandidateBase> SearchThread::random_descent(const CandidateBase&
   return search::random_descent(from, rng_, &context_.order).candidate;
 }
 
-std::optional<std::size_t> SearchThread::pick_by_bound(std::span<const double> bounds) {
+std::optional<std::size_t> SearchThread::pick_by_bound(std::span<const double> bounds,
+                                                       std::span<const double> preference) {
   const double cut = this->cut();
   double largest = 0;
   for (double b : bounds) {
     if (b < cut) largest = std::max(largest, b);
   }
-  std::vector<std::uint64_t> weights(bounds.size(), 0);
-  std::uint64_t total = 0;
+  std::vector<double> weights(bounds.size(), 0);
+  double total = 0;
   for (std::size_t i = 0; i < bounds.size(); ++i) {
     const double b = bounds[i];
     if (!(b < cut)) continue;
@@ -82,26 +83,36 @@ std::optional<std::size_t> SearchThread::pick_by_bound(std::span<const double> b
     } else if (b > 0) {
       w = 1 + std::floor(10 * largest / b);
     }
-    weights[i] = static_cast<std::uint64_t>(w);
-    total += weights[i];
+    if (!preference.empty()) w *= preference[i];
+    weights[i] = w;
+    total += w;
   }
-  if (total == 0) return std::nullopt;
-  std::uint64_t draw = std::uniform_int_distribution<std::uint64_t>(0, total - 1)(rng_);
-  for (std::size_t i = 0;; ++i) {
+  if (!(total > 0)) return std::nullopt;
+  double draw = std::uniform_real_distribution<double>(0, total)(rng_);
+  std::size_t last = 0;
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    if (weights[i] <= 0) continue;
+    last = i;
     if (draw < weights[i]) return i;
     draw -= weights[i];
   }
+  return last;  // rounding left `draw` at the total
 }
 
 std::unique_ptr<CandidateBase> SearchThread::rollout(std::unique_ptr<CandidateBase> node,
-                                                     double* bound_ns, bool* pruned) {
+                                                     double* bound_ns, bool* pruned,
+                                                     const ValuePreference* preference) {
   *pruned = false;
   while (const std::optional<InstanceRef> choice = next_decision(*node)) {
     pause_while_measuring();
     std::vector<Child> kids = children(*node, *choice);
     std::vector<double> bounds(kids.size());
-    for (std::size_t i = 0; i < kids.size(); ++i) bounds[i] = kids[i].bound_ns;
-    const std::optional<std::size_t> pick = pick_by_bound(bounds);
+    std::vector<double> preferred;
+    for (std::size_t i = 0; i < kids.size(); ++i) {
+      bounds[i] = kids[i].bound_ns;
+      if (preference != nullptr) preferred.push_back(preference->weight(*choice, kids[i].value));
+    }
+    const std::optional<std::size_t> pick = pick_by_bound(bounds, preferred);
     if (!pick) {
       *pruned = !kids.empty();
       return nullptr;

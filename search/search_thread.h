@@ -48,6 +48,15 @@ struct Child {
   double bound_ns = 0;
 };
 
+/// A preference among the values of a decision, learnt from measured times, that multiplies
+/// the rollout rule's weights (MCTS's move statistics).
+class ValuePreference {
+ public:
+  virtual ~ValuePreference() = default;
+  /// A positive factor; 1 for no preference.
+  virtual double weight(const spacegen::InstanceRef& choice, std::uint32_t value) const = 0;
+};
+
 class SearchThread {
  public:
   SearchThread(SearchContext& context, std::uint64_t seed) : context_(context), rng_(seed) {}
@@ -67,15 +76,19 @@ class SearchThread {
   /// A random descent (uniform among valid values) in the search's order; null at a dead end.
   std::unique_ptr<spacegen::CandidateBase> random_descent(const spacegen::CandidateBase& from);
   /// One of `bounds`, those below the cut weighted by how far below it they are (the paper's
-  /// rollout rule: 1 + 1000 (1 - bound/cut) in thousandths, or, before any time is known, by how
-  /// far below the largest they are); nothing when none is below the cut.
-  std::optional<std::size_t> pick_by_bound(std::span<const double> bounds);
+  /// rollout rule: max(1, 1000 (1 - bound/cut)), or, before any time is known, by how far below
+  /// the largest they are: 1 + 10 largest/bound), times `preference` when given (one factor per
+  /// bound); nothing when none is below the cut.
+  std::optional<std::size_t> pick_by_bound(std::span<const double> bounds,
+                                           std::span<const double> preference = {});
   /// Descends from `node` (whose bound `*bound_ns` holds) to a fully specified candidate, each
   /// step taking a child by pick_by_bound and leaving its bound in `*bound_ns`; null when a step
   /// has no child below the cut (`*pruned` then says whether children existed but were all cut,
   /// rather than none being valid: a dead end).
+  /// With a `preference`, each child's weight is also multiplied by its value's.
   std::unique_ptr<spacegen::CandidateBase> rollout(std::unique_ptr<spacegen::CandidateBase> node,
-                                                   double* bound_ns, bool* pruned);
+                                                   double* bound_ns, bool* pruned,
+                                                   const ValuePreference* preference = nullptr);
   /// The actions that rebuild `candidate`, fully specified, from `root`: its values of the
   /// decisions a descent in the search's order takes.
   std::vector<spacegen::Action> actions_to(const spacegen::CandidateBase& candidate,

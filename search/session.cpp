@@ -106,7 +106,7 @@ Session::Session(const spacegen::CandidateBase& root, CandidateEvaluator& evalua
     : root_(root),
       evaluator_(evaluator),
       options_(std::move(options)),
-      order_(DecisionOrder::standard(root.table())) {
+      order_(DecisionOrder::standard(root.table(), evaluator.device_name())) {
   SCULPT_CHECK(options_.threads >= 1) << "a search needs a searching thread";
   if (options_.order) {
     std::string error;

@@ -36,7 +36,8 @@ std::optional<AlgorithmKind> algorithm_from_string(std::string_view name);
 struct SessionOptions {
   AlgorithmKind algorithm = AlgorithmKind::mcts;
   MctsOptions mcts{};
-  /// Choices decided first, in order (DecisionOrder::parse); absent: DecisionOrder::kDefault.
+  /// Choices decided first, in order (DecisionOrder::parse); absent: the default for the
+  /// evaluator's device (DecisionOrder::standard).
   std::optional<std::string> order{};
   /// Evaluations in all, those recalled from a resumed log included.
   std::int64_t evals = 100;

@@ -33,6 +33,10 @@ TEST(DecisionOrder, TheDefaultDecidesTheShapeOfTilesFirstAndEveryChoiceOnce) {
             "mem_space,order,cache,is_block_dim,is_iteration_dim")
       << "then the quotients' representatives, in declaration order";
   EXPECT_EQ(order.next(*root)->choice, order.choices().front());
+  EXPECT_EQ(DecisionOrder::standard(root->table(), "cpu").to_string(root->table()),
+            "dim_mapping,mem_space,thread_mapping,dim_kind,order,tile_product,size,level_used,"
+            "temp_slot,cache,is_block_dim,is_iteration_dim")
+      << "the CPU's own";
   std::string error;
   const auto parsed = DecisionOrder::parse(root->table(), "cache, order", &error);
   ASSERT_TRUE(parsed) << error;

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -352,6 +353,61 @@ TEST(Session, AResumedSearchRebuildsItsTreeAndMeasuresNoLoggedCandidateAgain) {
   Session another(*matmul.root, device, matmul.model.get(), options);
   EXPECT_FALSE(another.recall(7, broken, 1.0, &error));
   EXPECT_NE(error.find("candidate 7"), std::string::npos) << error;
+}
+
+// A device on which every candidate takes 1 us times 8 per thread dimension: without a model (no
+// bound tells candidates apart, nothing is cut), MCTS's move statistics must learn it.
+class ThreadsAreSlow final : public CandidateEvaluator {
+ public:
+  static int thread_dims(const spacegen::CandidateBase& c) {
+    int threads = 0;
+    for (const spacegen::InstanceRef& i : c.live_instances()) {
+      if (c.table().choices[i.choice].name != "dim_kind") continue;
+      const std::vector<std::uint32_t> value = c.domain(i);
+      threads += value.size() == 1 && c.value_name(i, value[0]) == "THREAD";
+    }
+    return threads;
+  }
+  std::string device_name() const override { return "stand-in"; }
+  Submission prepare(const spacegen::CandidateBase& c, double) const override {
+    return {{}, 1000 * std::pow(8.0, thread_dims(c)), c.hash()};
+  }
+  std::future<device::Evaluation> submit(const Submission& s,
+                                         std::shared_ptr<device::Cutoff>) override {
+    std::promise<device::Evaluation> done;
+    device::Evaluation e;
+    e.time_ns = s.bound_ns;  // prepare() put the time there
+    done.set_value(e);
+    return done.get_future();
+  }
+  void cancel_waiting() override {}
+  void wait_while_measuring() const override {}
+  device::DeviceTimes times() const override { return {}; }
+};
+
+TEST(Session, MoveStatisticsLearnWhatTheModelDoesNotSee) {
+  Problem matmul("matmul", "256x256x32");
+  // The mean number of thread dimensions of the candidates evaluated from `from` to `to`.
+  const auto threads_of = [&](AlgorithmKind algorithm, double mast, int from, int to) {
+    SessionOptions options;
+    options.algorithm = algorithm;
+    options.mcts.mast = mast;
+    options.evals = to;
+    ThreadsAreSlow device;
+    double threads = 0;
+    Session(*matmul.root, device, nullptr, options).run([&](Evaluated&& e) {
+      if (e.id < from) return;
+      auto c = matmul.root->clone();
+      EXPECT_EQ(c->apply(e.actions), spacegen::Status::Ok);
+      threads += ThreadsAreSlow::thread_dims(*c);
+    });
+    return threads / (to - from);
+  };
+  const double early = threads_of(AlgorithmKind::mcts, 0.5, 0, 40);
+  const double late = threads_of(AlgorithmKind::mcts, 0.5, 120, 160);
+  const double late_without = threads_of(AlgorithmKind::mcts, 0, 120, 160);
+  EXPECT_LT(late, early / 2) << "the first 40 have " << early << " thread dimensions";
+  EXPECT_LT(late, late_without / 2) << "without move statistics";
 }
 
 TEST(Session, StatisticsSayWhereTheTimeWent) {
