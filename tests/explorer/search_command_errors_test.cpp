@@ -250,7 +250,10 @@ INSTANTIATE_TEST_SUITE_P(
                    "cannot be replayed: unknown value 7 of [a-z_]+"},
         DamagedLog{"BestIsNotFullySpecified",
                    [](auto& l) {
-                     for (std::size_t i = 1; i < l.size(); ++i) l[i]["actions"].erase(0);
+                     // The last decision's instance had two values or more when it was taken.
+                     for (std::size_t i = 1; i < l.size(); ++i) {
+                       l[i]["actions"].erase(l[i]["actions"].size() - 1);
+                     }
                    },
                    "[234]: candidate [012] does not replay on this space: it is not fully "
                    "specified"}),
