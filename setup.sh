@@ -11,7 +11,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   libboost-dev libboost-graph-dev libisl-dev libgmp-dev
   nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev libjemalloc-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev libjemalloc-dev libopenblas-dev
   clang libclang-rt-14-dev clang-format
 )
 missing=()

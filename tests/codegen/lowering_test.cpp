@@ -1,6 +1,7 @@
 // Golden tests of the lowered kernel for hand-fixed candidates: the two nestings of the paper's
-// outer product (listing 8) and a tiled matmul staging its tiles in shared memory. Run with
-// SCULPT_ACCEPT_GOLDEN=1 to rewrite the golden files after an intended change.
+// outer product (listing 8) and a tiled matmul staging its tiles in shared memory, and the C the
+// C printer makes of that matmul. Run with SCULPT_ACCEPT_GOLDEN=1 to rewrite the golden files
+// after an intended change.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -9,6 +10,7 @@
 
 #include "backbone/builder.h"
 #include "backbone/zoo/zoo.h"
+#include "codegen/c_printer.h"
 #include "codegen/lower.h"
 #include "search/hand_candidate.h"
 
@@ -70,7 +72,7 @@ TEST(LoweringGolden, OuterProductWithJOutside) {
 
 /// A 64 x 64 x 32 matmul: 4 x 4 blocks of 8 x 8 threads holding 2 x 2 accumulators each, over
 /// k in steps of 8 through shared tiles of A and B that the same threads copy.
-TEST(LoweringGolden, TiledMatmulWithSharedTiles) {
+LoweredKernel tiled_matmul_with_shared_tiles() {
   const backbone::KernelInfo& info = *backbone::find_kernel("matmul");
   backbone::Sizes sizes;
   sizes.set("m", 64);
@@ -88,7 +90,8 @@ TEST(LoweringGolden, TiledMatmulWithSharedTiles) {
   for (const char* src : {"m0", "m0_t0", "k1", "n2", "n2_t0", "k3"}) {
     d.mapping(src, v::dim_mapping::MERGED);
   }
-  for (const char* src : {"m0_t1", "k1_t0", "n2_t1", "k3_t0"}) d.mapping(src, v::dim_mapping::MEMORY);
+  for (const char* src : {"m0_t1", "k1_t0", "n2_t1", "k3_t0"})
+    d.mapping(src, v::dim_mapping::MEMORY);
   d.shared("tmp0").shared("tmp1");
   // The accumulators: initialised in registers, stored from registers.
   for (const char* src : {"m4", "m4_t0", "n5", "n5_t0", "m6", "m6_t0", "n7", "n7_t0"}) {
@@ -100,7 +103,17 @@ TEST(LoweringGolden, TiledMatmulWithSharedTiles) {
   // The register tile inside the k steps.
   d.order("k8", "m6_t1", v::order::OUTER).order("k8_t0", "m6_t1", v::order::OUTER);
   d.order("m6_t1", "n7_t1", v::order::OUTER);
-  expect_golden("tiled_matmul_shared", lower(d.complete()).dump());
+  return lower(d.complete());
+}
+
+TEST(LoweringGolden, TiledMatmulWithSharedTiles) {
+  expect_golden("tiled_matmul_shared", tiled_matmul_with_shared_tiles().dump());
+}
+
+/// The C of the same kernel (cpu_candidates_test checks what C computes; this shows what a
+/// change to the C printer does to its text).
+TEST(CPrinterGolden, TiledMatmulWithSharedTiles) {
+  expect_golden("tiled_matmul_shared_c", print_c(tiled_matmul_with_shared_tiles(), "candidate"));
 }
 
 }  // namespace
