@@ -24,8 +24,10 @@ using namespace search;
 
 TEST(SearchCommand, LogsEveryEvaluationAndResumes) {
   const std::filesystem::path dir = fresh_dir("resume");
-  const Outcome first = run_sculpt({"search", "--kernel", "axpy", "--size", "256", "--device",
-                                    "cpu", "--evals", "6", "--seed", "3", "--out", dir.string()});
+  // --cutoff 0: every candidate timed in full, so that a loaded machine kills none as a timeout.
+  const Outcome first =
+      run_sculpt({"search", "--kernel", "axpy", "--size", "256", "--device", "cpu", "--evals", "6",
+                  "--seed", "3", "--cutoff", "0", "--out", dir.string()});
   ASSERT_EQ(first.code, kExitOk) << first.err;
   EXPECT_NE(first.out.find("best: candidate"), std::string::npos) << first.out;
   EXPECT_NE(first.out.find("code in " + (dir / "best.c").string()), std::string::npos) << first.out;
@@ -60,7 +62,7 @@ TEST(SearchCommand, LogsEveryEvaluationAndResumes) {
   // Resuming continues the log up to the new total, with fresh ids.
   const Outcome resumed =
       run_sculpt({"search", "--kernel", "axpy", "--size", "256", "--device", "cpu", "--evals", "9",
-                  "--seed", "3", "--out", dir.string(), "--resume"});
+                  "--seed", "3", "--cutoff", "0", "--out", dir.string(), "--resume"});
   ASSERT_EQ(resumed.code, kExitOk) << resumed.err;
   log = read_log(dir / "log.jsonl");
   ASSERT_TRUE(log.ok()) << log.error;
