@@ -161,7 +161,7 @@ class Session::Run {
   Run(Session& session, const std::function<void(Evaluated&&)>& on_evaluated)
       : s_(session), on_evaluated_(on_evaluated), start_(Clock::now()) {
     const SessionOptions& o = s_.options_;
-    in_flight_ = o.in_flight > 0 ? o.in_flight : std::max(4, 2 * o.threads);
+    in_flight_ = o.in_flight > 0 ? o.in_flight : 2 * o.threads + 2;
     // A budget past what the clock holds (centuries) is no limit: adding it would overflow.
     deadline_ = o.budget && *o.budget < Clock::time_point::max() - start_
                     ? start_ + std::chrono::duration_cast<Clock::duration>(*o.budget)

@@ -46,7 +46,8 @@ struct SessionOptions {
   std::uint64_t seed = 1;
   /// Searching threads.
   int threads = 1;
-  /// Evaluations submitted and not yet collected; 0: max(4, 2 threads).
+  /// Evaluations submitted and not yet collected; 0: 2 threads + 2 (the collecting thread may
+  /// lag on a loaded machine while the device works through what it holds).
   int in_flight = 0;
   /// A candidate stops being timed once its runs average over this many times the best time
   /// measured before it (device::Cutoff): 0 or at least 1; 0: each is timed as the device plans.
