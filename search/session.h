@@ -5,11 +5,11 @@
 // branch-and-bound, random) only proposes candidates and hears their times.
 //
 // Threads: `threads` searching threads propose, generate code and submit while the device
-// measures, keeping up to `in_flight` (2 threads + 2) evaluations queued so that the device never waits for a
-// candidate; the calling thread collects evaluations in id order. With one thread it also does
-// the searching, at fixed points (between collections), so that a seed fixes the whole search.
-// A candidate is submitted only when its bound is below the best time collected so far, and a
-// candidate already evaluated is never measured again (the algorithm hears its time again).
+// measures, keeping up to `in_flight` (2 threads + 2) evaluations queued so that the device never
+// waits for a candidate; the calling thread collects evaluations in id order. With one thread it
+// also does the searching, at fixed points (between collections), so that a seed fixes the whole
+// search. A candidate is submitted only when its bound is below the best time collected so far, and
+// a candidate already evaluated is never measured again (the algorithm hears its time again).
 #include <chrono>
 #include <cstdint>
 #include <functional>
