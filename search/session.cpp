@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -31,11 +32,9 @@ std::uint64_t thread_seed(std::uint64_t seed, int thread, std::int64_t recalled)
   std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
                     static_cast<std::uint32_t>(thread), static_cast<std::uint32_t>(recalled),
                     static_cast<std::uint32_t>(static_cast<std::uint64_t>(recalled) >> 32)};
-  std::uint64_t out = 0;
   std::array<std::uint32_t, 2> words{};
   seq.generate(words.begin(), words.end());
-  out = (std::uint64_t{words[0]} << 32) | words[1];
-  return out;
+  return (std::uint64_t{words[0]} << 32) | words[1];
 }
 
 }  // namespace
