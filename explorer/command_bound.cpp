@@ -12,15 +12,13 @@
 #include "explorer/command.h"
 #include "perf_model/model.h"
 #include "search/device_description.h"
-#include "search/event_log.h"
+#include "search/logged_search.h"
 #include "support/duration.h"
 
 namespace sculpt::explorer {
 namespace {
 
-using search::LogContents;
 using search::LogEvaluation;
-using search::read_log;
 
 struct BoundOptions {
   std::string log;
@@ -36,20 +34,6 @@ int fail(const std::string& message) {
   return kExitUsage;
 }
 
-/// The evaluation `id` of a log, else its best (the fastest correct one), else its last.
-const LogEvaluation* pick(const LogContents& log, const std::optional<std::int64_t>& id) {
-  const LogEvaluation* best = nullptr;
-  for (const LogEvaluation& e : log.evaluations) {
-    if (id) {
-      if (e.id == *id) return &e;
-      continue;
-    }
-    if (e.check == "ok" && (!best || *e.time_ns < *best->time_ns)) best = &e;
-  }
-  if (id) return nullptr;
-  return best != nullptr || log.evaluations.empty() ? best : &log.evaluations.back();
-}
-
 /// Per instruction, what the model charges.
 void print_counts(const perf_model::Bound& bound) {
   fmt::print("charged per instruction (warp instructions, global sectors, shared wavefronts):\n");
@@ -63,64 +47,52 @@ void print_counts(const perf_model::Bound& bound) {
              bound.counts.barriers_per_block, bound.counts.blocks, bound.counts.threads_per_block);
 }
 
+/// The bound of a kernel's whole space.
+int bound_of_space(const BoundOptions& o) {
+  const backbone::ZooLookup lookup = backbone::lookup_kernel(o.kernel, o.size);
+  if (!lookup.ok()) return fail(lookup.error);
+  std::string error;
+  const std::optional<perf_model::Description> description =
+      search::device_description("cuda", o.description, &error);
+  if (!description) return fail(error);
+  const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
+  const auto root = gpu_space::make_root(kernel, description->limits);
+  if (root->conflict()) return fail("the space is empty: " + root->conflict()->to_string());
+  const perf_model::Bound bound = perf_model::Model(kernel, *description).bound(*root);
+  fmt::print("{} {} on {}, every candidate:\n{}", lookup.info->name,
+             backbone::format_sizes(lookup.sizes), description->name, bound.explain());
+  if (o.counts) print_counts(bound);
+  return kExitOk;
+}
+
+/// The bound of a logged candidate: `--id`, else the best, else the last.
+int bound_of_logged(const BoundOptions& o) {
+  try {
+    const search::LoggedSearch logged = search::LoggedSearch::open(o.log, o.description);
+    const std::vector<LogEvaluation>& all = logged.log().evaluations;
+    if (all.empty()) return fail(fmt::format("{} has no candidate", logged.path().string()));
+    const std::vector<const LogEvaluation*> best = logged.fastest(1);
+    const LogEvaluation& e = o.id ? logged.find(*o.id) : best.empty() ? all.back() : *best[0];
+    const perf_model::Bound bound = logged.model().bound(*logged.rebuild(e));
+    fmt::print("{} {} on {}, candidate {} of {}: {}{}\n{}", logged.info().name,
+               backbone::format_sizes(logged.sizes()), logged.description().name, e.id,
+               logged.path().string(),
+               e.time_ns ? "measured " + support::format_ns(*e.time_ns) : "not measured",
+               e.check == "ok" ? "" : " (" + e.check + ")", bound.explain());
+    if (e.time_ns) fmt::print("measured / bound: {:.3g}\n", *e.time_ns / bound.ns);
+    if (o.counts) print_counts(bound);
+    return kExitOk;
+  } catch (const std::runtime_error& e) {
+    return fail(e.what());
+  }
+}
+
 int run_bound(const BoundOptions& o) {
   if (o.log.empty() == o.kernel.empty()) {
     return fail("give a search's log (or its run folder), or --kernel for a kernel's whole space");
   }
   if (!o.log.empty() && !o.size.empty()) return fail("--size goes with --kernel, not with a log");
-  std::string kernel_name = o.kernel;
-  std::string size = o.size;
-  std::string device = "cuda";
-  std::optional<LogContents> log;
-  std::filesystem::path path;
-  if (!o.log.empty()) {
-    path = std::filesystem::is_directory(o.log) ? std::filesystem::path(o.log) / "log.jsonl"
-                                                : std::filesystem::path(o.log);
-    log = read_log(path);
-    if (!log->ok()) return fail(log->error);
-    kernel_name = log->header.kernel;
-    size.clear();
-    for (const auto& [name, value] : log->header.sizes) {
-      size += (size.empty() ? "" : "x") + std::to_string(value);
-    }
-    device = log->header.device;
-  }
-  const backbone::ZooLookup lookup = backbone::lookup_kernel(kernel_name, size);
-  if (!lookup.ok())
-    return fail(log ? fmt::format("{}: {}", path.string(), lookup.error) : lookup.error);
-  std::string error;
-  const std::optional<perf_model::Description> description =
-      search::device_description(device, o.description, &error);
-  if (!description) return fail(error);
-  const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
-  const auto root = gpu_space::make_root(kernel, description->limits);
-  if (root->conflict()) return fail("the space is empty: " + root->conflict()->to_string());
-  const perf_model::Model model(kernel, *description);
-  const std::string what = fmt::format("{} {} on {}", lookup.info->name,
-                                       backbone::format_sizes(lookup.sizes), description->name);
-  if (!log) {
-    const perf_model::Bound bound = model.bound(*root);
-    fmt::print("{}, every candidate:\n{}", what, bound.explain());
-    if (o.counts) print_counts(bound);
-    return kExitOk;
-  }
-  const LogEvaluation* e = pick(*log, o.id);
-  if (e == nullptr) {
-    return fail(o.id ? fmt::format("{} has no candidate {}", path.string(), *o.id)
-                     : fmt::format("{} has no candidate", path.string()));
-  }
-  const std::unique_ptr<spacegen::CandidateBase> candidate = root->clone();
-  if (candidate->apply(e->actions) == spacegen::Status::Conflict) {
-    return fail(fmt::format("{}: candidate {} does not replay on this space: {}", path.string(),
-                            e->id, candidate->conflict()->to_string()));
-  }
-  const perf_model::Bound bound = model.bound(static_cast<const gpu_space::Candidate&>(*candidate));
-  fmt::print("{}, candidate {} of {}: {}{}\n{}", what, e->id, path.string(),
-             e->time_ns ? "measured " + support::format_ns(*e->time_ns) : "not measured",
-             e->check == "ok" ? "" : " (" + e->check + ")", bound.explain());
-  if (e->time_ns) fmt::print("measured / bound: {:.3g}\n", *e->time_ns / bound.ns);
-  if (o.counts) print_counts(bound);
-  return kExitOk;
+  return o.log.empty() ? bound_of_space(o) : bound_of_logged(o);
 }
 
 }  // namespace

@@ -9,9 +9,9 @@
 #include <map>
 
 #include "backbone/zoo/zoo.h"
-#include "device/cpu_evaluator.h"
 #include "device/process.h"
 #include "explorer/command.h"
+#include "explorer/device_choice.h"
 #include "explorer/stop_on_signal.h"
 #include "search/device_description.h"
 #include "search/problem.h"
@@ -20,9 +20,6 @@
 #include "support/check.h"
 #include "support/duration.h"
 #include "support/progress.h"
-#ifdef SCULPT_HAVE_CUDA
-#include "device/cuda_evaluator.h"
-#endif
 
 namespace sculpt::explorer {
 namespace {
@@ -47,32 +44,6 @@ struct SearchCommandOptions {
 int fail(const std::string& message) {
   std::fprintf(stderr, "sculpt search: %s\n", message.c_str());
   return kExitUsage;
-}
-
-/// The device the user asked for; nullptr with a message when it cannot be had.
-std::unique_ptr<device::Evaluator> make_device(const std::string& name, std::string* error) {
-  std::string why;
-#ifdef SCULPT_HAVE_CUDA
-  if (name == "cuda" || (name == "auto" && device::cuda_available(&why))) {
-    try {
-      return std::make_unique<device::CudaEvaluator>();
-    } catch (const device::DeviceError& e) {
-      *error = e.what();
-      return nullptr;
-    }
-  }
-#else
-  if (name == "cuda") {
-    *error = "this sculpt was built without CUDA support (cuda.h was not found at build time)";
-    return nullptr;
-  }
-#endif
-  try {
-    return std::make_unique<device::CpuEvaluator>();
-  } catch (const device::DeviceError& e) {
-    *error = e.what();
-    return nullptr;
-  }
 }
 
 /// " (3 ok, 1 timeout)", or nothing when nothing was evaluated.

@@ -16,6 +16,7 @@ namespace sculpt::explorer {
 Command add_kernels_command(CLI::App& sculpt);       // command_kernels.cpp
 Command add_estimate_command(CLI::App& sculpt);      // command_estimate.cpp
 Command add_search_command(CLI::App& sculpt);        // command_search.cpp
+Command add_replay_command(CLI::App& sculpt);        // command_replay.cpp
 Command add_characterize_command(CLI::App& sculpt);  // command_characterize.cpp
 Command add_bound_command(CLI::App& sculpt);         // command_bound.cpp
 
@@ -97,6 +98,7 @@ std::vector<Command> add_commands(CLI::App& sculpt) {
   commands.push_back(add_kernels_command(sculpt));
   commands.push_back(add_estimate_command(sculpt));
   commands.push_back(add_search_command(sculpt));
+  commands.push_back(add_replay_command(sculpt));
   commands.push_back(add_characterize_command(sculpt));
   commands.push_back(add_bound_command(sculpt));
   return commands;

@@ -21,17 +21,23 @@ std::filesystem::path best_code_path(const std::filesystem::path& dir, device::L
   return dir / (language == device::Language::c ? "best.c" : "best.ptx");
 }
 
+std::string launch_comment(const std::string& entry, const device::LaunchConfig& launch) {
+  return fmt::format(
+      "// launch {}: grid {} x {} x {}, block {} x {} x {}, {} bytes of dynamic shared memory\n",
+      entry, launch.grid[0], launch.grid[1], launch.grid[2], launch.block[0], launch.block[1],
+      launch.block[2], launch.shared_bytes);
+}
+
+std::string code_listing(const device::KernelCode& code) {
+  return code.language == device::Language::ptx
+             ? launch_comment(code.entry, code.launch) + code.source
+             : code.source;
+}
+
 void write_best_code(const std::filesystem::path& dir, const device::KernelCode& code,
                      std::int64_t id, const std::string& what, const std::string& time) {
-  std::string text = fmt::format("{}{} of {}, {}\n", kHeader, id, what, time);
-  if (code.language == device::Language::ptx) {
-    const device::LaunchConfig& launch = code.launch;
-    text += fmt::format(
-        "// launch {}: grid {} x {} x {}, block {} x {} x {}, {} bytes of dynamic shared memory\n",
-        code.entry, launch.grid[0], launch.grid[1], launch.grid[2], launch.block[0],
-        launch.block[1], launch.block[2], launch.shared_bytes);
-  }
-  text += code.source;
+  const std::string text =
+      fmt::format("{}{} of {}, {}\n", kHeader, id, what, time) + code_listing(code);
   support::write_atomically(best_code_path(dir, code.language), text, std::to_string(getpid()));
 }
 

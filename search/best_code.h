@@ -14,9 +14,15 @@ namespace sculpt::search {
 /// `dir`/best.c for C, `dir`/best.ptx for PTX.
 std::filesystem::path best_code_path(const std::filesystem::path& dir, device::Language language);
 
-/// Replaces the best code in `dir` with `code`, headed by "// sculpt search: candidate ID of
-/// `what`, `time`" and, for PTX, its launch configuration (which the PTX alone does not give).
-/// Throws std::runtime_error ("cannot write PATH: reason") when it cannot.
+/// The comment line that gives a GPU kernel's launch configuration.
+std::string launch_comment(const std::string& entry, const device::LaunchConfig& launch);
+
+/// The code as a file holds it: for PTX, its launch configuration in a comment line (which the
+/// PTX alone does not give), then the source. What a best file holds below its header line.
+std::string code_listing(const device::KernelCode& code);
+
+/// Replaces the best code in `dir` with `code`'s listing, headed by "// sculpt search: candidate ID
+/// of `what`, `time`". Throws std::runtime_error ("cannot write PATH: reason") when it cannot.
 void write_best_code(const std::filesystem::path& dir, const device::KernelCode& code,
                      std::int64_t id, const std::string& what, const std::string& time);
 

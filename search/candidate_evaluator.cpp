@@ -7,6 +7,14 @@
 
 namespace sculpt::search {
 
+device::LaunchConfig launch_config(const codegen::LoweredKernel& lowered) {
+  SCULPT_CHECK(lowered.num_blocks() < (std::int64_t{1} << 31)) << "too many blocks for a 1-D grid";
+  device::LaunchConfig launch;
+  launch.grid = {static_cast<std::uint32_t>(lowered.num_blocks()), 1, 1};
+  for (int l = 0; l < 3; ++l) launch.block[l] = static_cast<std::uint32_t>(lowered.block_size[l]);
+  return launch;
+}
+
 device::KernelCode kernel_code(const gpu_space::Candidate& candidate, device::Language language,
                                const std::string& entry) {
   const codegen::LoweredKernel lowered = codegen::lower(candidate);
@@ -20,10 +28,7 @@ device::KernelCode kernel_code(const gpu_space::Candidate& candidate, device::La
   codegen::PtxOptions ptx;
   ptx.compute_capability = candidate.backbone().device().compute_capability;
   code.source = codegen::print_ptx(lowered, entry, ptx);
-  SCULPT_CHECK(lowered.num_blocks() < (std::int64_t{1} << 31)) << "too many blocks for a 1-D grid";
-  code.launch.grid = {static_cast<std::uint32_t>(lowered.num_blocks()), 1, 1};
-  for (int l = 0; l < 3; ++l)
-    code.launch.block[l] = static_cast<std::uint32_t>(lowered.block_size[l]);
+  code.launch = launch_config(lowered);
   return code;
 }
 

@@ -8,11 +8,15 @@
 #include <memory>
 #include <string>
 
+#include "codegen/lowered.h"
 #include "device/cutoff.h"
 #include "device/evaluator.h"
 #include "gpu_space/space.h"
 
 namespace sculpt::search {
+
+/// How a lowered kernel is launched: a 1-D grid of blocks of its thread shape.
+device::LaunchConfig launch_config(const codegen::LoweredKernel& lowered);
 
 /// The code of a fully specified candidate for a device: C for the CPU, PTX for CUDA (launched
 /// on a 1-D grid of blocks of the candidate's thread shape).

@@ -171,8 +171,10 @@ LogContents read_log(const std::filesystem::path& path,
   std::ifstream in(path, std::ios::binary);
   std::error_code error;
   if (!in || std::filesystem::is_directory(path, error)) {
-    log.error = fmt::format("{}: cannot read the log{}", path.string(),
-                            in ? " (a folder, not a file)" : "");
+    const int why = errno;  // from opening the file
+    log.error =
+        fmt::format("{}: cannot read the log{}", path.string(),
+                    in ? " (a folder, not a file)" : ": " + std::string(std::strerror(why)));
     return log;
   }
   std::size_t number = 0;

@@ -1,0 +1,35 @@
+#include "explorer/device_choice.h"
+
+#include "device/cpu_evaluator.h"
+#ifdef SCULPT_HAVE_CUDA
+#include "device/cuda_evaluator.h"
+#endif
+
+namespace sculpt::explorer {
+
+std::unique_ptr<device::Evaluator> make_device(const std::string& name, std::string* error) {
+#ifdef SCULPT_HAVE_CUDA
+  std::string why;
+  if (name == "cuda" || (name == "auto" && device::cuda_available(&why))) {
+    try {
+      return std::make_unique<device::CudaEvaluator>();
+    } catch (const device::DeviceError& e) {
+      *error = e.what();
+      return nullptr;
+    }
+  }
+#else
+  if (name == "cuda") {
+    *error = "this sculpt was built without CUDA support (cuda.h was not found at build time)";
+    return nullptr;
+  }
+#endif
+  try {
+    return std::make_unique<device::CpuEvaluator>();
+  } catch (const device::DeviceError& e) {
+    *error = e.what();
+    return nullptr;
+  }
+}
+
+}  // namespace sculpt::explorer

@@ -1,0 +1,125 @@
+#include "search/logged_search.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <system_error>
+
+#include "search/device_description.h"
+
+namespace sculpt::search {
+namespace {
+
+/// The log in `path`: the file itself, or log.jsonl in a run folder.
+std::filesystem::path log_file(const std::filesystem::path& path) {
+  std::error_code error;
+  return std::filesystem::is_directory(path, error) ? path / "log.jsonl" : path;
+}
+
+/// Lines in the file before its end, counting a last line without its newline.
+std::optional<std::size_t> truncated_last_line(const std::filesystem::path& path,
+                                               const LogContents& log) {
+  std::error_code error;
+  const std::uintmax_t size = std::filesystem::file_size(path, error);
+  if (error || size <= log.complete_bytes) return std::nullopt;
+  return 1 + log.evaluation_count + log.sessions.size() + 1;
+}
+
+}  // namespace
+
+LoggedSearch::LoggedSearch(LoggedSearch&&) noexcept = default;
+LoggedSearch::~LoggedSearch() = default;
+
+LoggedSearch LoggedSearch::open(const std::filesystem::path& path, const std::string& description) {
+  LoggedSearch s;
+  s.path_ = log_file(path);
+  std::vector<LogEvaluation> evaluations;
+  s.log_ = read_log(s.path_, [&](LogEvaluation&& e, std::size_t line) {
+    evaluations.push_back(std::move(e));
+    s.lines_.push_back(line);
+  });
+  if (!s.log_.ok()) throw std::runtime_error(s.log_.error);
+  s.log_.evaluations = std::move(evaluations);
+  s.truncated_line_ = truncated_last_line(s.path_, s.log_);
+
+  const LogHeader& header = s.log_.header;
+  std::string size;
+  for (const auto& [name, value] : header.sizes)
+    size += (size.empty() ? "" : "x") + std::to_string(value);
+  const backbone::ZooLookup lookup = backbone::lookup_kernel(header.kernel, size);
+  if (!lookup.ok())
+    throw std::runtime_error(fmt::format("{}:1: {}", s.path_.string(), lookup.error));
+  s.info_ = lookup.info;
+  s.sizes_ = lookup.sizes;
+  std::string error;
+  std::optional<perf_model::Description> d = device_description(header.device, description, &error);
+  if (!d) throw std::runtime_error(error);
+  s.description_ = std::move(*d);
+  s.kernel_ = std::make_unique<const backbone::Kernel>(s.info_->build(s.sizes_));
+  s.root_ = gpu_space::make_root(*s.kernel_, s.description_.limits);
+  if (s.root_->table().model_hash != header.space_hash) {
+    throw std::runtime_error(fmt::format(
+        "{}:1: written by another version of the space (space hash {:016x}, today's {:016x}): its "
+        "candidates cannot be rebuilt",
+        s.path_.string(), header.space_hash, s.root_->table().model_hash));
+  }
+  if (s.root_->conflict()) {
+    throw std::runtime_error(fmt::format("{}:1: the space of {} is empty: {}", s.path_.string(),
+                                         s.what(), s.root_->conflict()->to_string()));
+  }
+  s.model_ = std::make_unique<perf_model::Model>(*s.kernel_, s.description_);
+  return s;
+}
+
+std::size_t LoggedSearch::line_of(const LogEvaluation& evaluation) const {
+  const std::vector<LogEvaluation>& all = log_.evaluations;
+  const auto index = static_cast<std::size_t>(&evaluation - all.data());
+  return index < all.size() ? lines_[index] : 0;
+}
+
+std::string LoggedSearch::what() const {
+  return fmt::format("{} {} on {}", info_->name, backbone::format_sizes(sizes_),
+                     log_.header.device);
+}
+
+const LogEvaluation& LoggedSearch::find(std::int64_t id) const {
+  const std::vector<LogEvaluation>& all = log_.evaluations;
+  // Ids grow along the log (read_log checks it).
+  const auto it = std::lower_bound(all.begin(), all.end(), id,
+                                   [](const LogEvaluation& e, std::int64_t i) { return e.id < i; });
+  if (it != all.end() && it->id == id) return *it;
+  throw std::runtime_error(
+      all.empty() ? fmt::format("{}: no candidate {} (the log holds none)", path_.string(), id)
+                  : fmt::format("{}: no candidate {} (ids {} to {})", path_.string(), id,
+                                all.front().id, all.back().id));
+}
+
+std::vector<const LogEvaluation*> LoggedSearch::fastest(std::size_t n) const {
+  std::vector<const LogEvaluation*> ok;
+  for (const LogEvaluation& e : log_.evaluations)
+    if (e.check == "ok" && e.time_ns) ok.push_back(&e);
+  std::stable_sort(ok.begin(), ok.end(), [](const LogEvaluation* a, const LogEvaluation* b) {
+    return *a->time_ns < *b->time_ns;
+  });
+  if (ok.size() > n) ok.resize(n);
+  return ok;
+}
+
+std::unique_ptr<gpu_space::Candidate> LoggedSearch::rebuild(const LogEvaluation& e) const {
+  std::unique_ptr<spacegen::CandidateBase> candidate = root_->clone();
+  if (candidate->apply(e.actions) == spacegen::Status::Conflict) {
+    throw std::runtime_error(fmt::format("{}:{}: candidate {} does not replay on this space: {}",
+                                         path_.string(), line_of(e), e.id,
+                                         candidate->conflict()->to_string()));
+  }
+  if (candidate->first_open_instance()) {
+    throw std::runtime_error(
+        fmt::format("{}:{}: candidate {} does not replay on this space: it is not fully specified",
+                    path_.string(), line_of(e), e.id));
+  }
+  return std::unique_ptr<gpu_space::Candidate>(
+      static_cast<gpu_space::Candidate*>(candidate.release()));
+}
+
+}  // namespace sculpt::search
