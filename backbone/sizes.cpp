@@ -1,5 +1,6 @@
 #include "backbone/sizes.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 
@@ -45,6 +46,25 @@ Sizes default_sizes(std::span<const SizeSpec> specs) {
   Sizes sizes;
   for (const SizeSpec& spec : specs) sizes.set(spec.name, spec.default_value);
   return sizes;
+}
+
+Sizes scaled_down(Sizes sizes, int64_t max_points) {
+  std::vector<std::pair<std::string, int64_t>> entries = sizes.entries();
+  const auto product = [&] {
+    int64_t p = 1;
+    for (const auto& [name, value] : entries) p *= value;
+    return p;
+  };
+  while (product() > max_points) {
+    auto largest =
+        std::max_element(entries.begin(), entries.end(),
+                         [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (largest->second <= 1) break;
+    largest->second /= 2;
+  }
+  Sizes scaled;
+  for (auto& [name, value] : entries) scaled.set(std::move(name), value);
+  return scaled;
 }
 
 Sizes test_sizes(std::span<const SizeSpec> specs) {

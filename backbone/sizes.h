@@ -51,6 +51,10 @@ inline constexpr int64_t kMaxIterationPoints = int64_t{1} << 52;
 /// kMaxIterationPoints). An empty string gives the defaults.
 SizeParse parse_sizes(std::string_view text, std::span<const SizeSpec> specs);
 
+/// `sizes` with the largest size halved (the first of equal ones), again and again, until their
+/// product is at most `max_points` or every size is 1: a problem of the same shape, smaller.
+Sizes scaled_down(Sizes sizes, int64_t max_points);
+
 /// "1024x1024x1024" for the given sizes, in order.
 std::string format_sizes(const Sizes& sizes);
 

@@ -41,6 +41,6 @@ function(sculpt_add_space target)
     COMMENT "spacegen ${target}"
     VERBATIM)
   add_library(${target} ${cpp} ${headers})
-  target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_BINARY_DIR})
+  target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_BINARY_DIR}>)
   target_link_libraries(${target} PUBLIC sculpt_spacegen_runtime)
 endfunction()

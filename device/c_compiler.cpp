@@ -19,30 +19,12 @@
 
 #include "device/evaluator.h"
 #include "support/atomic_file.h"
+#include "support/hash.h"
 
 extern char** environ;
 
 namespace sculpt::device {
 namespace {
-
-// FNV-1a, 64 bits: stable across runs and platforms, unlike std::hash. Collisions within one
-// cache are out of reach in practice.
-class Hash {
- public:
-  void add(std::string_view text) {
-    for (char c : text) {
-      state_ ^= static_cast<unsigned char>(c);
-      state_ *= 0x100000001B3ull;
-    }
-    // A separator that no text contains keeps ("ab","c") and ("a","bc") apart.
-    state_ ^= 0x100;
-    state_ *= 0x100000001B3ull;
-  }
-  std::string hex() const { return fmt::format("{:016x}", state_); }
-
- private:
-  std::uint64_t state_ = 0xCBF29CE484222325ull;
-};
 
 // An entry of the cache: a source and its object share a name (their hash).
 struct CacheEntry {
@@ -255,7 +237,7 @@ std::chrono::steady_clock::duration CCompiler::paused_time(
 }
 
 CCompiler::Result CCompiler::compile(const std::string& source) {
-  Hash hash;
+  support::Fnv1a hash;
   hash.add("sculpt-cpu-1");
   hash.add(compiler_);
   hash.add(version_);

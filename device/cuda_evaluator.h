@@ -63,6 +63,7 @@ class CudaEvaluator final : public Evaluator {
   std::string name() const override { return "cuda"; }
   /// "sm_90": the compute capability that device_description() ends with.
   std::string architecture() const override;
+  std::string model() const override { return description_; }
   void cancel_waiting() override { pipeline_->cancel_waiting(); }
   DeviceTimes times() const override { return pipeline_->times(); }
 

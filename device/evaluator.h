@@ -93,6 +93,9 @@ class Evaluator {
   /// What the device is, for its performance model: "cpu", or a GPU's compute capability
   /// ("sm_90").
   virtual std::string architecture() const { return name(); }
+  /// Which device exactly, for caches of what was measured on it: a GPU's name and compute
+  /// capability ("NVIDIA H100 80GB HBM3 (sm_90)"), "cpu".
+  virtual std::string model() const { return name(); }
 
   /// Queues an evaluation and returns at once; compilation runs in the background while
   /// earlier candidates are measured, one at a time. The future throws a DeviceError when the

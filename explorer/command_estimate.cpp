@@ -134,7 +134,8 @@ int run_estimate(const EstimateOptions& options) {
     return kExitUsage;
   }
   if (options.depth < 0) {
-    fmt::print(stderr, "sculpt estimate: --depth is {}, not a number of decisions\n", options.depth);
+    fmt::print(stderr, "sculpt estimate: --depth is {}, not a number of decisions\n",
+               options.depth);
     return kExitUsage;
   }
   std::string error;
@@ -187,13 +188,14 @@ int run_estimate(const EstimateOptions& options) {
     if (done == 0) {
       fmt::print("cut    no sample finished\n");
     } else {
-      fmt::print("cut    at {} on depth {} ({}, {:.1f} s): {} nodes [{}, {}], {:.3g}% of them with "
-                 "a bound below the cut; of the {} candidates, {} below those\n",
-                 support::format_ns(cut_ns), depth, count_of(done, samples, "sample"), seconds,
-                 format_count(estimate.nodes.mean), format_count(estimate.nodes.low),
-                 format_count(estimate.nodes.high),
-                 estimate.nodes.mean > 0 ? 100 * estimate.kept_nodes.mean / estimate.nodes.mean : 0.0,
-                 format_count(estimate.leaves.mean), format_interval(estimate.kept_leaves));
+      fmt::print(
+          "cut    at {} on depth {} ({}, {:.1f} s): {} nodes [{}, {}], {:.3g}% of them with "
+          "a bound below the cut; of the {} candidates, {} below those\n",
+          support::format_ns(cut_ns), depth, count_of(done, samples, "sample"), seconds,
+          format_count(estimate.nodes.mean), format_count(estimate.nodes.low),
+          format_count(estimate.nodes.high),
+          estimate.nodes.mean > 0 ? 100 * estimate.kept_nodes.mean / estimate.nodes.mean : 0.0,
+          format_count(estimate.leaves.mean), format_interval(estimate.kept_leaves));
     }
   }
   if (chen && !stop.requested()) {

@@ -6,23 +6,21 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <map>
 
-#include "backbone/zoo/zoo.h"
 #include "device/process.h"
 #include "explorer/command.h"
-#include "explorer/device_choice.h"
+#include "explorer/search_progress.h"
+#include "explorer/search_run.h"
 #include "explorer/stop_on_signal.h"
-#include "search/device_description.h"
-#include "search/problem.h"
-#include "search/run_folder.h"
 #include "search/session.h"
-#include "support/check.h"
 #include "support/duration.h"
-#include "support/progress.h"
 
 namespace sculpt::explorer {
 namespace {
+
+constexpr std::int64_t kDefaultEvals = 100;
 
 struct SearchCommandOptions {
   std::string kernel;
@@ -32,7 +30,8 @@ struct SearchCommandOptions {
   std::string policy = "tag";
   std::string order;
   int threads = 1;
-  std::int64_t evals = 100;
+  /// Left out: 100, or as many as the budget allows when there is one.
+  std::optional<std::int64_t> evals;
   std::optional<std::string> budget;
   std::uint64_t seed = 1;
   double cutoff = 4;
@@ -67,11 +66,13 @@ std::optional<search::SessionOptions> session_options(const SearchCommandOptions
   options.mcts.policy =
       o.policy == "uct" ? search::MctsOptions::Policy::uct : search::MctsOptions::Policy::tag;
   if (!o.order.empty()) options.order = o.order;
-  if (o.evals <= 0) {
+  if (o.evals && *o.evals <= 0) {
     *error = "--evals must be positive";
     return std::nullopt;
   }
-  options.evals = o.evals;
+  options.evals = o.evals    ? *o.evals
+                  : o.budget ? std::numeric_limits<std::int64_t>::max()
+                             : kDefaultEvals;
   if (o.threads < 1) {
     *error = "--threads must be at least 1";
     return std::nullopt;
@@ -95,121 +96,71 @@ std::optional<search::SessionOptions> session_options(const SearchCommandOptions
   return options;
 }
 
+/// "as many evaluations as asked", "the budget (2m)": what ended a search, in words.
+std::string stopped_by(const search::SessionStats& stats, const SearchCommandOptions& o) {
+  if (stats.stopped_by == "budget") return "the budget (" + *o.budget + ")";
+  if (stats.stopped_by == "exhausted") return "the space, exhausted below the cut";
+  if (stats.stopped_by == "stop") return "an interruption";
+  return o.evals ? fmt::format("--evals {}", *o.evals)
+                 : fmt::format("{} evaluations (the default --evals)", kDefaultEvals);
+}
+
 int run_search(const SearchCommandOptions& o) {
-  const backbone::ZooLookup lookup = backbone::lookup_kernel(o.kernel, o.size);
-  if (!lookup.ok()) return fail(lookup.error);
   std::string error;
   std::optional<search::SessionOptions> options = session_options(o, &error);
   if (!options) return fail(error);
-  std::unique_ptr<device::Evaluator> device = make_device(o.device, &error);
-  if (!device) return fail(error);
-  const std::optional<perf_model::Description> description =
-      search::device_description(device->architecture(), o.description, &error);
-  if (!description) return fail(error);
-
-  const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
-  const auto root = gpu_space::make_root(kernel, description->limits);
-  if (root->conflict()) {
-    std::fprintf(stderr, "sculpt search: the space of %s is empty: %s\n", o.kernel.c_str(),
-                 root->conflict()->to_string().c_str());
-    return kExitNothingValid;
-  }
   StopOnSignal stop;
   options->stop_requested = [&stop] { return stop.requested(); };
-  const perf_model::Model model(kernel, *description);
-  search::DeviceEvaluator evaluator(
-      *device, search::make_problem(*lookup.info, lookup.sizes, kernel, o.seed));
-  std::optional<search::Session> session;
+  SearchRequest request{o.kernel, o.size, o.device, o.description, *options, o.out, o.resume};
+  SearchOutcome outcome;
+  std::string what;
   try {
-    session.emplace(*root, evaluator, &model, *options);
-  } catch (const std::invalid_argument& e) {
-    return fail(e.what());
-  }
-
-  const std::string sizes = backbone::format_sizes(lookup.sizes);
-  const std::filesystem::path dir = o.out.empty()
-                                        ? std::filesystem::path("runs") / (o.kernel + "-" + sizes)
-                                        : std::filesystem::path(o.out);
-  search::RunFolder::Identity identity{{1, o.kernel, lookup.sizes.entries(), device->name(),
-                                        root->table().model_hash, o.seed, o.algorithm},
-                                       evaluator.language(),
-                                       fmt::format("{} {} on {}", o.kernel, sizes, device->name())};
-  // A resumed search replays its log into the session (the tree, the cut, what was measured)
-  // and mends the best file if a crash left it behind the log.
-  std::optional<search::RunFolder> folder;
-  try {
-    if (o.resume) {
-      folder.emplace(search::RunFolder::resume(
-          dir, identity, [&](const search::LogEvaluation& e, std::size_t) {
-            std::string why;
-            session->recall(e.id, e.actions, e.check == "ok" ? e.time_ns : std::nullopt, &why);
-            return why;
-          }));
-      if (folder->best_code_stale()) {
-        const std::unique_ptr<spacegen::CandidateBase> best = root->clone();
-        SCULPT_CHECK(best->apply(folder->best()->actions) == spacegen::Status::Ok)
-            << "a recalled candidate does not replay";
-        folder->write_best_code(search::kernel_code(static_cast<const gpu_space::Candidate&>(*best),
-                                                    evaluator.language(), "candidate"));
-      }
-    } else {
-      folder.emplace(search::RunFolder::create(dir, identity));
+    SearchRun run(request);
+    run.open_folder();
+    what = run.what();
+    if (o.resume && options->evals <= run.logged()) {
+      std::fprintf(stderr,
+                   "sculpt search: the log holds %lld evaluations, --evals asks for %lld in all: "
+                   "nothing to evaluate (raise --evals to go on)\n",
+                   static_cast<long long>(run.logged()), static_cast<long long>(options->evals));
     }
-  } catch (const std::runtime_error& e) {
-    return fail(e.what());
-  }
-  const std::int64_t logged = folder->evaluations();
-  if (o.resume && o.evals <= logged) {
-    std::fprintf(stderr,
-                 "sculpt search: the log holds %lld evaluations, --evals asks for %lld in all: "
-                 "nothing to evaluate (raise --evals to go on)\n",
-                 static_cast<long long>(logged), static_cast<long long>(o.evals));
+    // Scoped: the progress line ends before the summary or an error is printed.
+    SearchProgress progress(options->evals, run.logged(), options->budget);
+    outcome = run.run([&](const SearchProgressState& state) { progress.update(state); });
+  } catch (const SearchError& e) {
+    std::fprintf(stderr, "sculpt search: %s\n", e.what());
+    return e.exit_code();
   }
 
-  search::SessionStats stats;
-  std::string search_error;
-  {
-    // Scoped: the bar ends its line before the summary or an error is printed.
-    support::Progress progress(o.evals);
-    try {
-      stats = session->run([&](search::Evaluated&& e) {
-        folder->record(e);
-        const auto& best = folder->best();
-        progress.update(
-            folder->evaluations(),
-            best ? fmt::format("best {} (#{})", support::format_ns(*best->time_ns), best->id)
-                 : std::string("no valid candidate yet"));
-      });
-      folder->record(stats);
-    } catch (const device::DeviceError& e) {
-      search_error = std::string("the device failed: ") + e.what();
-    } catch (const std::runtime_error& e) {
-      search_error = e.what();  // the log cannot be written
-    }
-  }
-  if (!search_error.empty()) return fail(search_error);
-
-  fmt::print(
-      "{}: {} evaluated{}, {} dead end{}{}{}; log {}\n", identity.what, folder->evaluations(),
-      check_counts(folder->counts()), stats.dead_ends, stats.dead_ends == 1 ? "" : "s",
-      stats.cut_short > 0 ? fmt::format(", {} cut short past {:g}x the best time ({} killed)",
-                                        stats.cut_short, o.cutoff, stats.killed)
-                          : std::string(),
-      stats.abandoned > 0 ? fmt::format(", {} left unrun at the {}", stats.abandoned,
-                                        stop.requested() ? "interruption" : "budget")
-                          : std::string(),
-      folder->log_path().string());
+  const search::SessionStats& stats = outcome.stats;
+  fmt::print("{}: {} evaluated{}, {} dead end{}{}{}; stopped by {}\n", what, outcome.evaluations,
+             check_counts(outcome.counts), stats.dead_ends, stats.dead_ends == 1 ? "" : "s",
+             stats.cut_short > 0
+                 ? fmt::format(", {} cut short past {:g}x the best time ({} killed)",
+                               stats.cut_short, o.cutoff, stats.killed)
+                 : std::string(),
+             stats.abandoned > 0 ? fmt::format(", {} left unrun at the {}", stats.abandoned,
+                                               stop.requested() ? "interruption" : "budget")
+                                 : std::string(),
+             stopped_by(stats, o));
   fmt::print("{}\n", stats.summary());
-  const std::optional<search::LogEvaluation>& best = folder->best();
+  const std::optional<search::LogEvaluation>& best = outcome.best;
   if (!best) {
     fmt::print("no valid candidate{}\n",
                stats.exhausted ? " (the space holds no other candidate below the cut)" : "");
   } else {
     const auto [scale, unit] = support::duration_unit(*best->time_ns);
-    const std::optional<std::filesystem::path> code = folder->best_code_path();
     fmt::print("best: candidate {}, {} (spread {:.2g} {} over {} runs){}\n", best->id,
                support::format_ns(*best->time_ns), best->spread_ns / scale, unit, best->runs,
-               code ? fmt::format(", code in {}", code->string()) : "");
+               outcome.best_code_path
+                   ? fmt::format(", code in {}", outcome.best_code_path->string())
+                   : "");
+  }
+  fmt::print("log: {}\n", outcome.log.string());
+  if (outcome.report) {
+    fmt::print("report: {}\n", outcome.report->string());
+  } else {
+    std::fprintf(stderr, "sculpt search: no report: %s\n", outcome.report_error.c_str());
   }
   if (stop.requested()) {
     std::fprintf(stderr, "sculpt search: interrupted by %s; --resume continues the search\n",
@@ -241,9 +192,11 @@ Command add_search_command(CLI::App& sculpt) {
                               "a GPU: {}; on the CPU: {})",
                               search::DecisionOrder::kDefault, search::DecisionOrder::kDefaultCpu));
   app->add_option("--threads", o->threads, "Searching threads")->capture_default_str();
-  app->add_option("--evals", o->evals, "Candidates to evaluate (in total, when resuming)")
-      ->transform(decimal_int64())
-      ->capture_default_str();
+  app->add_option("--evals", o->evals,
+                  fmt::format("Candidates to evaluate, in total when resuming (default: {}, or "
+                              "as many as --budget allows)",
+                              kDefaultEvals))
+      ->transform(decimal_int64());
   app->add_option("--budget", o->budget,
                   "Wall-clock budget: 90s, 10m, 1h30m (a Ctrl-C also stops the search; --resume "
                   "continues it)");

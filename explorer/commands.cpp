@@ -19,6 +19,7 @@ Command add_search_command(CLI::App& sculpt);        // command_search.cpp
 Command add_replay_command(CLI::App& sculpt);        // command_replay.cpp
 Command add_characterize_command(CLI::App& sculpt);  // command_characterize.cpp
 Command add_bound_command(CLI::App& sculpt);         // command_bound.cpp
+Command add_report_command(CLI::App& sculpt);        // command_report.cpp
 
 namespace {
 
@@ -101,6 +102,7 @@ std::vector<Command> add_commands(CLI::App& sculpt) {
   commands.push_back(add_replay_command(sculpt));
   commands.push_back(add_characterize_command(sculpt));
   commands.push_back(add_bound_command(sculpt));
+  commands.push_back(add_report_command(sculpt));
   return commands;
 }
 

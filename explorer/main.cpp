@@ -6,8 +6,9 @@
 
 int main(int argc, char** argv) {
   using namespace sculpt::explorer;
-  CLI::App app{"sculpt: find fast GPU kernels by searching spaces of partially specified "
-               "implementations"};
+  CLI::App app{
+      "sculpt: find fast GPU kernels by searching spaces of partially specified "
+      "implementations"};
   app.name("sculpt");
   app.set_version_flag("--version", std::string("sculpt ") + SCULPT_VERSION);
   int verbosity = 0;

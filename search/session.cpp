@@ -86,6 +86,7 @@ std::string SessionStats::to_json() const {
                                     {"cut_short", cut_short},
                                     {"killed", killed},
                                     {"exhausted", exhausted},
+                                    {"stopped_by", stopped_by},
                                     {"wall_s", wall_s},
                                     {"evaluations_per_s", evaluations_per_s()},
                                     {"rollouts_per_s", rollouts_per_s()},
@@ -210,6 +211,10 @@ class Session::Run {
     const SearchClocks& c = s_.context_->clocks;
     stats_.wall_s = std::chrono::duration<double>(end - start_).count();
     stats_.exhausted = exhausted_;
+    stats_.stopped_by = s_.options_.stop_requested && s_.options_.stop_requested() ? "stop"
+                        : exhausted_                                               ? "exhausted"
+                        : end >= deadline_ && stats_.evaluated < evals_            ? "budget"
+                                                                                   : "evaluations";
     stats_.propagation_s = seconds(c.propagation_ns) - clocks_before_[0];
     stats_.model_s = seconds(c.model_ns) - clocks_before_[1];
     stats_.codegen_s = seconds(c.codegen_ns) - clocks_before_[2];

@@ -87,6 +87,9 @@ struct SessionStats {
   std::int64_t killed = 0;
   /// The algorithm had nothing left to propose: every candidate was evaluated or cut.
   bool exhausted = false;
+  /// What ended the session: "evaluations" (as many as asked), "budget", "stop" (requested, a
+  /// Ctrl-C) or "exhausted".
+  std::string stopped_by;
   double wall_s = 0;
   /// Seconds summed over the searching threads: propagation (restrictions and scans for the
   /// next decision), the model's bounds, code generation, and paused while the device measured.

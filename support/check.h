@@ -32,7 +32,7 @@ struct Voidify {
 
 }  // namespace sculpt::support
 
-#define SCULPT_CHECK(condition)                        \
-  (condition) ? (void)0                                \
-              : ::sculpt::support::Voidify() &         \
+#define SCULPT_CHECK(condition)                \
+  (condition) ? (void)0                        \
+              : ::sculpt::support::Voidify() & \
                     ::sculpt::support::CheckFailure(#condition, __FILE__, __LINE__)

@@ -40,4 +40,10 @@ std::string format_ns(double ns) {
   return fmt::format("{:.4g} {}", ns / scale, unit);
 }
 
+std::string format_clock(double seconds) {
+  const auto total = static_cast<long long>(seconds > 0 ? seconds : 0);
+  const long long h = total / 3600, m = total / 60 % 60, s = total % 60;
+  return h > 0 ? fmt::format("{}:{:02}:{:02}", h, m, s) : fmt::format("{}:{:02}", m, s);
+}
+
 }  // namespace sculpt::support

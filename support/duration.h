@@ -18,4 +18,7 @@ std::pair<double, const char*> duration_unit(double ns);
 /// "434.5 ms", "3.115 us": four significant digits in the unit duration_unit picks.
 std::string format_ns(double ns);
 
+/// A wall-clock span as a clock shows it: "0:07", "12:31", "1:02:03" (seconds rounded down).
+std::string format_clock(double seconds);
+
 }  // namespace sculpt::support

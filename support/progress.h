@@ -16,6 +16,8 @@ class Progress {
 
   /// Redraws the bar with `done` of the total and a status after it.
   void update(std::int64_t done, std::string_view status);
+  /// Redraws the bar filled to `fraction` (0 to 1) with `text` after it.
+  void draw(double fraction, std::string_view text);
 
  private:
   std::int64_t total_;

@@ -24,6 +24,20 @@ TEST(Sizes, EmptyStringGivesDefaults) {
   EXPECT_EQ(test_sizes(kMatmul).at("n"), 12);
 }
 
+TEST(Sizes, ScaledDownHalvesTheLargestFirst) {
+  Sizes sizes;
+  sizes.set("m", 1024);
+  sizes.set("n", 1024);
+  sizes.set("k", 1024);
+  EXPECT_EQ(format_sizes(scaled_down(sizes, int64_t{1} << 24)), "256x256x256");
+  Sizes tbmm;
+  tbmm.set("b", 500);
+  tbmm.set("n", 26);
+  EXPECT_EQ(format_sizes(scaled_down(tbmm, 4000)), "125x26");
+  EXPECT_EQ(format_sizes(scaled_down(tbmm, 20000)), "500x26");
+  EXPECT_EQ(format_sizes(scaled_down(tbmm, 0)), "1x1");
+}
+
 TEST(Sizes, WrongArityIsAnError) {
   const SizeParse parse = parse_sizes("256x128", kMatmul);
   EXPECT_FALSE(parse.ok());

@@ -61,6 +61,8 @@ struct BadBound {
   std::vector<std::string> args;
   std::string message;
 };
+// CTest lists a case by its name, not its bytes.
+void PrintTo(const BadBound& c, std::ostream* out) { *out << c.name; }
 
 class BoundCommandErrors : public testing::TestWithParam<BadBound> {};
 

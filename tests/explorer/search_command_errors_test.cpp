@@ -260,7 +260,8 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& param) { return param.param.name; });
 
 // Sizes whose arrays cannot fit in memory stop with the size the problem needs, not with an
-// allocation failure (this one would need 7.6 TB: A's elements are 32 apart).
+// allocation failure (this one would need 7.6 TB: A's elements are 32 apart), and leave no run
+// folder in the way of the next search.
 TEST(SearchCommandErrors, ProblemLargerThanMemory) {
   const std::filesystem::path dir = fresh_dir("search_huge");
   const Outcome outcome =
@@ -271,6 +272,7 @@ TEST(SearchCommandErrors, ProblemLargerThanMemory) {
             std::string::npos)
       << outcome.err;
   EXPECT_EQ(std::count(outcome.err.begin(), outcome.err.end(), '\n'), 1) << outcome.err;
+  EXPECT_FALSE(std::filesystem::exists(dir));
   std::filesystem::remove_all(dir);
 }
 

@@ -1,0 +1,92 @@
+// The library call (sculpt.h): a search session behind a cache.
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "backbone/sizes.h"
+#include "explorer/kernel_cache.h"
+#include "explorer/library.h"
+#include "explorer/search_run.h"
+
+namespace sculpt::explorer {
+namespace {
+
+/// The session's options from the library's; throws Error for a malformed one.
+search::SessionOptions session_options(const SearchOptions& o) {
+  search::SessionOptions options;
+  const std::optional<search::AlgorithmKind> algorithm = search::algorithm_from_string(o.algorithm);
+  if (!algorithm) throw Error("unknown algorithm '" + o.algorithm + "' (known: mcts, bb, random)");
+  options.algorithm = *algorithm;
+  if (o.evals <= 0) throw Error("evals must be positive");
+  options.evals = o.evals;
+  if (o.threads < 1) throw Error("threads must be at least 1");
+  options.threads = o.threads;
+  if (o.budget_s) {
+    if (!(*o.budget_s > 0)) throw Error(fmt::format("a budget of {} s", *o.budget_s));
+    options.budget = std::chrono::duration<double>(*o.budget_s);
+  }
+  options.seed = o.seed;
+  return options;
+}
+
+/// A new run folder under the cache folder: KERNEL-YYYYmmdd-HHMMSS-PID.
+std::filesystem::path new_run_dir(const std::filesystem::path& cache_dir,
+                                  const std::string& kernel) {
+  const auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+  return cache_dir / "runs" / fmt::format("{}-{:%Y%m%d-%H%M%S}-{}", kernel, now, getpid());
+}
+
+}  // namespace
+
+Kernel search_kernel(const std::string& kernel, const std::string& sizes,
+                     const SearchOptions& options) {
+  const std::filesystem::path cache_dir =
+      options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
+  SearchRequest request;
+  request.kernel = kernel;
+  request.size = sizes;
+  request.device = options.device;
+  request.session = session_options(options);
+  request.out = new_run_dir(cache_dir, kernel);
+  try {
+    SearchRun run(request);
+    const KernelCache cache(cache_dir);
+    const CacheKey key{run.kernel().name, backbone::format_sizes(run.sizes()), run.device().model(),
+                       run.space_hash(), run.description_hash()};
+    if (options.use_cache) {
+      if (std::optional<Kernel> cached = cache.find(key)) return *cached;
+    }
+    run.open_folder();
+    const SearchOutcome outcome = run.run([&](const SearchProgressState& s) {
+      if (options.on_progress) options.on_progress(Progress{s.evaluations, s.requested, s.best_ns});
+    });
+    if (!outcome.best) {
+      throw Error(fmt::format("{}: no valid candidate in {} evaluations (log {})", run.what(),
+                              outcome.evaluations, outcome.log.string()));
+    }
+    const device::KernelCode& code = *outcome.best_code;
+    Kernel found;
+    found.kernel = key.kernel;
+    found.sizes = key.sizes;
+    found.device = key.device;
+    found.language = code.language == device::Language::ptx ? "ptx" : "c";
+    found.code = code.source;
+    found.entry = code.entry;
+    found.launch = {code.launch.grid, code.launch.block, code.launch.shared_bytes};
+    found.time_ns = *outcome.best->time_ns;
+    found.run_dir = outcome.dir;
+    found.log = outcome.log;
+    found.id = outcome.best->id;
+    cache.store(key, found);
+    return found;
+  } catch (const SearchError& e) {
+    throw Error(e.what());
+  } catch (const std::runtime_error& e) {
+    if (dynamic_cast<const Error*>(&e) != nullptr) throw;
+    throw Error(e.what());  // the cache cannot be written
+  }
+}
+
+}  // namespace sculpt::explorer

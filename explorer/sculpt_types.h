@@ -1,0 +1,79 @@
+#pragma once
+// The types of sculpt's library call (sculpt.h), apart from the call itself: sculpt's own code
+// includes them where a `sculpt::search` function would clash with its namespace of that name.
+// Installed as <sculpt/sculpt_types.h>; needs nothing but the standard library.
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace sculpt {
+
+/// How far a search has come, after each evaluation.
+struct Progress {
+  std::int64_t evaluations = 0;  // in the log, in all
+  std::int64_t requested = 0;
+  std::optional<double> best_ns;
+};
+
+struct SearchOptions {
+  /// "auto" (the GPU when one answers, else the CPU), "cpu" or "cuda".
+  std::string device = "auto";
+  /// "mcts" (Monte-Carlo tree search), "bb" (branch-and-bound) or "random".
+  std::string algorithm = "mcts";
+  /// Candidates to evaluate, and a wall-clock budget in seconds: the first reached ends the
+  /// search.
+  std::int64_t evals = 100;
+  std::optional<double> budget_s;
+  std::uint64_t seed = 1;
+  /// Searching threads.
+  int threads = 1;
+  /// The folder of the cache and of its searches' run folders; empty: $XDG_CACHE_HOME/sculpt,
+  /// else ~/.cache/sculpt.
+  std::filesystem::path cache_dir;
+  /// false: search even when the cache holds the kernel (the result replaces it).
+  bool use_cache = true;
+  /// Called after each evaluation, on the calling thread.
+  std::function<void(const Progress&)> on_progress;
+};
+
+/// A GPU launch: grid and block sizes, dynamic shared memory.
+struct Launch {
+  std::array<std::uint32_t, 3> grid{1, 1, 1};
+  std::array<std::uint32_t, 3> block{1, 1, 1};
+  std::uint32_t shared_bytes = 0;
+};
+
+/// The best implementation found.
+struct Kernel {
+  std::string kernel;
+  std::string sizes;  // "1024x1024x1024"
+  /// The device it was measured on: a GPU's name ("NVIDIA H100 80GB HBM3 (sm_90)") or "cpu".
+  std::string device;
+  /// "ptx" (launch `entry` with `launch`) or "c" (`entry` takes the kernel's parameters and
+  /// runs the whole grid).
+  std::string language;
+  std::string code;
+  std::string entry;
+  Launch launch;
+  /// Its measured time (median of the timed runs).
+  double time_ns = 0;
+  /// The search that found it: its run folder and log, the candidate's id in the log.
+  std::filesystem::path run_dir;
+  std::filesystem::path log;
+  std::int64_t id = 0;
+  /// Whether it came from the cache, without a search.
+  bool from_cache = false;
+};
+
+/// A request that cannot be searched (an unknown kernel, malformed sizes, a device that does not
+/// answer), or a search that found no valid candidate: what() says why in one line.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace sculpt

@@ -1,0 +1,196 @@
+#include "explorer/search_run.h"
+
+#include <fmt/format.h>
+
+#include <system_error>
+
+#include "explorer/command.h"
+#include "explorer/device_choice.h"
+#include "gpu_space/space.h"
+#include "perf_model/model.h"
+#include "report/html_report.h"
+#include "search/candidate_evaluator.h"
+#include "search/device_description.h"
+#include "search/logged_search.h"
+#include "search/problem.h"
+#include "support/check.h"
+#include "support/hash.h"
+
+namespace sculpt::explorer {
+
+struct SearchRun::State {
+  SearchRequest request;
+  const backbone::KernelInfo* info = nullptr;
+  backbone::Sizes sizes;
+  std::unique_ptr<device::Evaluator> device;
+  perf_model::Description description;
+  std::unique_ptr<backbone::Kernel> kernel;
+  std::unique_ptr<gpu_space::Candidate> root;
+  std::unique_ptr<perf_model::Model> model;
+  std::unique_ptr<search::DeviceEvaluator> evaluator;
+  std::unique_ptr<search::Session> session;
+  std::string what;
+  std::filesystem::path dir;
+  std::optional<search::RunFolder> folder;
+  /// Whether this run made the folder (then a failure before its first evaluation removes it).
+  bool made_dir = false;
+  std::int64_t logged = 0;
+
+  /// The code of a logged candidate, rebuilt from its actions.
+  device::KernelCode code_of(const std::vector<spacegen::Action>& actions) const {
+    const std::unique_ptr<spacegen::CandidateBase> candidate = root->clone();
+    SCULPT_CHECK(candidate->apply(actions) == spacegen::Status::Ok)
+        << "a recalled candidate does not replay";
+    return search::kernel_code(static_cast<const gpu_space::Candidate&>(*candidate),
+                               evaluator->language(), "candidate");
+  }
+};
+
+SearchRun::SearchRun(const SearchRequest& request) : s_(std::make_unique<State>()) {
+  State& s = *s_;
+  s.request = request;
+  const backbone::ZooLookup lookup = backbone::lookup_kernel(request.kernel, request.size);
+  if (!lookup.ok()) throw SearchError(lookup.error, kExitUsage);
+  s.info = lookup.info;
+  s.sizes = lookup.sizes;
+  std::string error;
+  s.device = make_device(request.device, &error);
+  if (!s.device) throw SearchError(error, kExitUsage);
+  if (request.size.empty() && s.device->name() == "cpu") {
+    // A kernel's default sizes are a GPU's: on the CPU, a search of them would evaluate a few
+    // candidates a minute (matmul 1024^3: 4). At most 2^24 points (matmul 256^3) it explores
+    // the space in minutes.
+    s.sizes = backbone::scaled_down(s.sizes, std::int64_t{1} << 24);
+  }
+  std::optional<perf_model::Description> description =
+      search::device_description(s.device->architecture(), request.description, &error);
+  if (!description) throw SearchError(error, kExitUsage);
+  s.description = std::move(*description);
+  s.kernel = std::make_unique<backbone::Kernel>(s.info->build(s.sizes));
+  s.root = gpu_space::make_root(*s.kernel, s.description.limits);
+  if (s.root->conflict()) {
+    throw SearchError(fmt::format("the space of {} is empty: {}", request.kernel,
+                                  s.root->conflict()->to_string()),
+                      kExitNothingValid);
+  }
+  s.model = std::make_unique<perf_model::Model>(*s.kernel, s.description);
+  s.evaluator = std::make_unique<search::DeviceEvaluator>(
+      *s.device, search::make_problem(*s.info, s.sizes, *s.kernel, request.session.seed));
+  try {
+    s.session =
+        std::make_unique<search::Session>(*s.root, *s.evaluator, s.model.get(), request.session);
+  } catch (const std::invalid_argument& e) {
+    throw SearchError(e.what(), kExitUsage);
+  }
+  const std::string sizes = backbone::format_sizes(s.sizes);
+  s.what = fmt::format("{} {} on {}", request.kernel, sizes, s.device->name());
+  s.dir = request.out.empty() ? std::filesystem::path("runs") / (request.kernel + "-" + sizes)
+                              : request.out;
+}
+
+SearchRun::~SearchRun() = default;
+
+const std::string& SearchRun::what() const { return s_->what; }
+const backbone::KernelInfo& SearchRun::kernel() const { return *s_->info; }
+const backbone::Sizes& SearchRun::sizes() const { return s_->sizes; }
+const device::Evaluator& SearchRun::device() const { return *s_->device; }
+std::uint64_t SearchRun::space_hash() const { return s_->root->table().model_hash; }
+std::uint64_t SearchRun::description_hash() const {
+  return support::Fnv1a().add(s_->description.to_json()).value();
+}
+std::int64_t SearchRun::logged() const { return s_->logged; }
+
+void SearchRun::open_folder() {
+  State& s = *s_;
+  const search::SessionOptions& options = s.request.session;
+  search::RunFolder::Identity identity{
+      {1, s.info->name, s.sizes.entries(), s.device->name(), space_hash(), options.seed,
+       std::string(search::to_string(options.algorithm))},
+      s.evaluator->language(),
+      s.what};
+  try {
+    if (s.request.resume) {
+      // The log is replayed into the session (the tree, the cut, what was measured), and the
+      // best file mended if a crash left it behind the log.
+      s.folder.emplace(search::RunFolder::resume(
+          s.dir, identity, [&](const search::LogEvaluation& e, std::size_t) {
+            std::string why;
+            s.session->recall(e.id, e.actions, e.check == "ok" ? e.time_ns : std::nullopt, &why);
+            return why;
+          }));
+      if (s.folder->best_code_stale())
+        s.folder->write_best_code(s.code_of(s.folder->best()->actions));
+    } else {
+      std::error_code error;
+      s.made_dir = !std::filesystem::exists(s.dir, error);
+      s.folder.emplace(search::RunFolder::create(s.dir, identity));
+    }
+  } catch (const std::runtime_error& e) {
+    throw SearchError(e.what(), kExitUsage);
+  }
+  s.logged = s.folder->evaluations();
+}
+
+SearchOutcome SearchRun::run(const std::function<void(const SearchProgressState&)>& progress) {
+  State& s = *s_;
+  SCULPT_CHECK(s.folder) << "open_folder() first";
+  search::RunFolder& folder = *s.folder;
+  SearchOutcome outcome;
+  SearchProgressState state;
+  state.requested = s.request.session.evals;
+  if (folder.best()) state.first_ok_ns = folder.best()->time_ns;
+  std::string failure;
+  try {
+    outcome.stats = s.session->run([&](search::Evaluated&& e) {
+      folder.record(e);
+      const std::optional<search::LogEvaluation>& best = folder.best();
+      state.evaluations = folder.evaluations();
+      state.new_best = best && best->id == e.id;
+      if (state.new_best) outcome.best_code = e.code;
+      if (!state.first_ok_ns && e.evaluation.check == device::Check::ok)
+        state.first_ok_ns = e.evaluation.time_ns;
+      if (best) {
+        state.best_ns = best->time_ns;
+        state.best_id = best->id;
+      }
+      progress(state);
+    });
+    folder.record(outcome.stats);
+  } catch (const device::DeviceError& e) {
+    failure = std::string("the device failed: ") + e.what();
+  } catch (const std::runtime_error& e) {
+    failure = e.what();  // the log cannot be written
+  }
+  if (!failure.empty()) {
+    // A problem the device refuses fails before its first evaluation: the folder goes, so that
+    // it is not in the way of the next search.
+    if (s.made_dir && folder.evaluations() == 0) {
+      const std::filesystem::path dir = folder.dir();
+      s.folder.reset();
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+    throw SearchError(failure, kExitUsage);
+  }
+  outcome.counts = folder.counts();
+  outcome.evaluations = folder.evaluations();
+  outcome.best = folder.best();
+  outcome.best_code_path = folder.best_code_path();
+  if (outcome.best && !outcome.best_code) {
+    // The best was found by an earlier run of a resumed search.
+    outcome.best_code = s.code_of(outcome.best->actions);
+  }
+  outcome.dir = folder.dir();
+  outcome.log = folder.log_path();
+  try {
+    const std::filesystem::path report = folder.dir() / "report.html";
+    report::write_report(search::LoggedSearch::open(folder.log_path(), s.request.description),
+                         report);
+    outcome.report = report;
+  } catch (const std::runtime_error& e) {
+    outcome.report_error = e.what();
+  }
+  return outcome;
+}
+
+}  // namespace sculpt::explorer

@@ -1,0 +1,110 @@
+#pragma once
+// One search of a zoo kernel for one problem size on a device, as `sculpt search` and the
+// library call (sculpt.h) run it: the device and its description, the space's root and model, the
+// run folder (new, or resumed from its log), the session, and at the end the report. Preparing
+// and running are separate steps so that the library can look its cache up in between, once it
+// knows the device and the space.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "backbone/zoo/zoo.h"
+#include "device/evaluator.h"
+#include "search/run_folder.h"
+#include "search/session.h"
+
+namespace sculpt::explorer {
+
+struct SearchRequest {
+  std::string kernel;
+  /// "1024x1024x1024"; empty: the kernel's defaults.
+  std::string size;
+  /// auto (the GPU when one answers), cpu or cuda.
+  std::string device = "auto";
+  /// A shipped description's name or a file; empty: the device's.
+  std::string description;
+  search::SessionOptions session;
+  /// The run folder; empty: runs/KERNEL-SIZE.
+  std::filesystem::path out;
+  bool resume = false;
+};
+
+/// Why a search could not run: one message for the user and the exit code it calls for.
+class SearchError : public std::runtime_error {
+ public:
+  SearchError(const std::string& message, int exit_code)
+      : std::runtime_error(message), exit_code_(exit_code) {}
+  int exit_code() const { return exit_code_; }
+
+ private:
+  int exit_code_;
+};
+
+/// What a search's progress shows after each evaluation.
+struct SearchProgressState {
+  /// Evaluations in the log, recalled ones included, and those asked for in all.
+  std::int64_t evaluations = 0;
+  std::int64_t requested = 0;
+  /// The best time so far and its id; the first time that checked ok, for the speed-up.
+  std::optional<double> best_ns;
+  std::int64_t best_id = 0;
+  std::optional<double> first_ok_ns;
+  bool new_best = false;
+};
+
+struct SearchOutcome {
+  search::SessionStats stats;
+  /// Evaluations in the log by check, and in all.
+  std::map<std::string, std::int64_t> counts;
+  std::int64_t evaluations = 0;
+  std::optional<search::LogEvaluation> best;
+  /// The best candidate's code as the device ran it; its file in the run folder.
+  std::optional<device::KernelCode> best_code;
+  std::optional<std::filesystem::path> best_code_path;
+  std::filesystem::path dir;
+  std::filesystem::path log;
+  /// The HTML report, when it could be written (report_error says why not).
+  std::optional<std::filesystem::path> report;
+  std::string report_error;
+};
+
+class SearchRun {
+ public:
+  /// Makes the device, the space and the run folder. Throws SearchError: a usage error (exit
+  /// 2: an unknown kernel, a bad option, a damaged or foreign log), or a kernel whose space is
+  /// empty (exit 1).
+  explicit SearchRun(const SearchRequest& request);
+  ~SearchRun();
+  SearchRun(const SearchRun&) = delete;
+  SearchRun& operator=(const SearchRun&) = delete;
+
+  /// "matmul 256x256x256 on cpu".
+  const std::string& what() const;
+  const backbone::KernelInfo& kernel() const;
+  const backbone::Sizes& sizes() const;
+  const device::Evaluator& device() const;
+  /// Identifies the space (its hash) and the device description the bounds use.
+  std::uint64_t space_hash() const;
+  std::uint64_t description_hash() const;
+  /// Evaluations the run folder held before this run (a resumed search).
+  std::int64_t logged() const;
+
+  /// Starts the run folder (a new one, or the resumed one with its log recalled into the
+  /// session). Throws SearchError as the constructor does.
+  void open_folder();
+  /// Searches, calling `progress` after each evaluation, then writes the report. Throws
+  /// SearchError when the device fails or the log cannot be written. A new run folder that a
+  /// failure leaves without an evaluation (a problem the device refuses) is removed.
+  SearchOutcome run(const std::function<void(const SearchProgressState&)>& progress);
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace sculpt::explorer

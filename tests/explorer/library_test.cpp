@@ -1,0 +1,103 @@
+// sculpt::search, the library call: a search, then the same code from the cache at once; a
+// cache entry of another space version (or other sizes) misses; a bad request throws
+// sculpt::Error with one line.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "explorer/sculpt.h"
+#include "tests/explorer/command_test_util.h"
+
+namespace sculpt {
+namespace {
+
+SearchOptions small_options(const std::filesystem::path& cache) {
+  SearchOptions options;
+  options.device = "cpu";
+  options.evals = 4;
+  options.cache_dir = cache;
+  return options;
+}
+
+TEST(Library, SearchesOnceThenAnswersFromTheCache) {
+  const std::filesystem::path cache = explorer::fresh_dir("library_cache");
+  std::int64_t progress_calls = 0;
+  SearchOptions options = small_options(cache);
+  options.on_progress = [&](const Progress& p) {
+    ++progress_calls;
+    EXPECT_EQ(p.requested, 4);
+  };
+  const Kernel first = search("axpy", "64", options);
+  EXPECT_FALSE(first.from_cache);
+  EXPECT_EQ(progress_calls, 4);
+  EXPECT_EQ(first.kernel, "axpy");
+  EXPECT_EQ(first.sizes, "64");
+  EXPECT_EQ(first.device, "cpu");
+  EXPECT_EQ(first.language, "c");
+  EXPECT_EQ(first.entry, "candidate");
+  EXPECT_NE(first.code.find("candidate("), std::string::npos) << first.code;
+  EXPECT_GT(first.time_ns, 0);
+  EXPECT_TRUE(std::filesystem::exists(first.log));
+  EXPECT_EQ(first.log, first.run_dir / "log.jsonl");
+  // The run folder's best file holds the same code.
+  std::ifstream best(first.run_dir / "best.c");
+  const std::string best_text((std::istreambuf_iterator<char>(best)), {});
+  EXPECT_EQ(best_text.substr(best_text.find('\n') + 1), first.code);
+
+  const auto start = std::chrono::steady_clock::now();
+  const Kernel again = search("axpy", "64", options);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_TRUE(again.from_cache);
+  EXPECT_EQ(again.code, first.code);
+  EXPECT_EQ(again.time_ns, first.time_ns);
+  EXPECT_EQ(again.log, first.log);
+  EXPECT_EQ(progress_calls, 4) << "no search";
+  EXPECT_LT(seconds, 5) << "a cached kernel comes without a search";
+
+  // Other sizes are another kernel.
+  EXPECT_FALSE(search("axpy", "128", small_options(cache)).from_cache);
+  std::filesystem::remove_all(cache);
+}
+
+TEST(Library, AnotherSpaceVersionMisses) {
+  const std::filesystem::path cache = explorer::fresh_dir("library_space");
+  const Kernel first = search("axpy", "64", small_options(cache));
+  // The entry as an older space would have left it: same file, another space hash.
+  std::filesystem::path file;
+  for (const auto& entry : std::filesystem::directory_iterator(cache / "kernels"))
+    file = entry.path();
+  ASSERT_FALSE(file.empty());
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(file));
+  j["key"]["space_hash"] = "0123456789abcdef";
+  std::ofstream(file, std::ios::trunc) << j.dump();
+  const Kernel again = search("axpy", "64", small_options(cache));
+  EXPECT_FALSE(again.from_cache);
+  EXPECT_NE(again.run_dir, first.run_dir);
+  // The new search replaced the entry.
+  EXPECT_TRUE(search("axpy", "64", small_options(cache)).from_cache);
+  std::filesystem::remove_all(cache);
+}
+
+TEST(Library, ABadRequestThrowsOneLine) {
+  const std::filesystem::path cache = explorer::fresh_dir("library_bad");
+  try {
+    search("no_such_kernel", "", small_options(cache));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown kernel 'no_such_kernel'"), std::string::npos)
+        << e.what();
+  }
+  SearchOptions options = small_options(cache);
+  options.algorithm = "annealing";
+  EXPECT_THROW(search("axpy", "64", options), Error);
+  EXPECT_THROW(search("axpy", "64x64", small_options(cache)), Error);
+  EXPECT_FALSE(std::filesystem::exists(cache / "runs")) << "no run folder for a refused request";
+  std::filesystem::remove_all(cache);
+}
+
+}  // namespace
+}  // namespace sculpt
