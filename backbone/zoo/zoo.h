@@ -26,7 +26,8 @@ struct KernelInfo {
   /// Computes the outputs from the inputs in `args` (f64 accumulation, outputs rounded to
   /// their element type).
   std::function<void(const Sizes&, HostArgs&)> reference;
-  /// Problem sizes the papers in shared/papers/ measured, as `--size` strings.
+  /// Problem sizes the papers sculpt compares with measured (Telamon, Tensor Comprehensions,
+  /// Diesel, FlexTensor), as `--size` strings.
   std::vector<PaperSize> paper_sizes = {};
 };
 
