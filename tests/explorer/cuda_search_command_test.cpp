@@ -3,6 +3,7 @@
 // the library path as libcuda.so.1, so the command finds it as it would the real one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -44,6 +45,29 @@ TEST(CudaSearchCommand, SearchesOnTheCudaDeviceAndWritesItsBestPtx) {
   EXPECT_TRUE(best.str().starts_with("// sculpt search: candidate ")) << best.str();
   EXPECT_NE(best.str().find("\n// launch candidate: grid "), std::string::npos) << best.str();
   EXPECT_NE(best.str().find(".visible .entry candidate("), std::string::npos) << best.str();
+
+  // Its best replays to the same PTX.
+  const Outcome replay = run_sculpt({"replay", dir.string()});
+  ASSERT_EQ(replay.code, kExitOk) << replay.err;
+  EXPECT_EQ(replay.out, best.str().substr(best.str().find('\n') + 1));
+}
+
+// A CPU search's best, checked and timed again on the GPU.
+TEST(CudaSearchCommand, ACpuLogReplaysOnTheGpu) {
+  std::string why;
+  if (!device::cuda_available(&why)) {
+    GTEST_SKIP() << "no CUDA driver answers (CTest puts the fake one on the library path): " << why;
+  }
+  const std::filesystem::path dir = fresh_dir("cpu_to_cuda");
+  const Outcome o = run_sculpt(small_search(dir, "4"));
+  ASSERT_EQ(o.code, kExitOk) << o.err;
+  const Outcome replay =
+      run_sculpt({"replay", dir.string(), "--best", "2", "--measure", "--device", "cuda"});
+  ASSERT_EQ(replay.code, kExitOk) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find(" on cuda: ok"), std::string::npos) << replay.out;
+  EXPECT_NE(replay.out.find("; logged on cpu: ok, "), std::string::npos) << replay.out;
+  EXPECT_EQ(std::count(replay.out.begin(), replay.out.end(), '\n'), 2) << replay.out;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
