@@ -22,6 +22,8 @@
 #   bench         the hand-fixed candidates (bench_gpu), timed kernel-only against cuBLAS
 #                 (compare.py)
 #   candidates    20 random candidates per zoo kernel compiled, run and checked on the GPU
+#   replay        issue I's check: a CPU search's three best candidates (matmul 128^3, 10
+#                 evaluations) checked and timed again on the GPU (sculpt replay --measure)
 #   space         the space benchmark (decisions/s) on one core and on every core (run when named:
 #                 no open issue asks for it)
 set -uo pipefail
@@ -69,6 +71,12 @@ for s in "${steps[@]}"; do
       step gpu_candidates_test 60 env SCULPT_CANDIDATES=20 "$here/gpu_candidates_test" \
         --gtest_filter='Gpu*:*/Gpu*'
       ;;
+    replay)
+      step replay_cpu_search 90 "$here/sculpt" search --kernel matmul --size 128x128x128 \
+        --device cpu --evals 10 --out "$results/runs/cpu-matmul-128"
+      step replay_on_gpu 30 "$here/sculpt" replay "$results/runs/cpu-matmul-128" --best 3 \
+        --measure --device cuda
+      ;;
     search)
       runs=()
       for problem in axpy:67108864 matmul:256x256x32 matmul:1024x1024x1024; do
@@ -85,7 +93,7 @@ for s in "${steps[@]}"; do
         "$results/search_best/compare.json" "${runs[@]}"
       ;;
     *)
-      echo "run.sh: unknown step '$s' (tests, characterize, model, bench, candidates, search, space)" >&2
+      echo "run.sh: unknown step '$s' (tests, characterize, model, bench, candidates, search, replay, space)" >&2
       exit 2
       ;;
   esac
