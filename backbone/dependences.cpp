@@ -125,7 +125,8 @@ class Analysis {
 
  private:
   // 2d+1 schedule: the position in each body, interleaved with the loop indices.
-  void schedule_prefix(const std::vector<ProgramNode>& body, const std::vector<std::string>& prefix) {
+  void schedule_prefix(const std::vector<ProgramNode>& body,
+                       const std::vector<std::string>& prefix) {
     for (size_t position = 0; position < body.size(); ++position) {
       std::vector<std::string> here = prefix;
       here.push_back(std::to_string(position));

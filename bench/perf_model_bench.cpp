@@ -32,7 +32,8 @@ const Fixture& fixture() {
   static const Fixture f = [] {
     Fixture f;
     const sculpt::backbone::KernelInfo* info = sculpt::backbone::find_kernel("matmul");
-    const sculpt::backbone::Kernel kernel = info->build(sculpt::backbone::default_sizes(info->sizes));
+    const sculpt::backbone::Kernel kernel =
+        info->build(sculpt::backbone::default_sizes(info->sizes));
     const auto description = sculpt::perf_model::Description::named("sm_90");
     f.root = sculpt::gpu_space::make_root(kernel, description.limits);
     f.model = std::make_unique<sculpt::perf_model::Model>(kernel, description);

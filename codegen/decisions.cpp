@@ -54,15 +54,16 @@ Decisions read_decisions(const gpu_space::Candidate& candidate) {
   for (StmtId a : present) {
     for (StmtId b : present) {
       if (a == b) continue;
-      d.orders_[std::size_t{a.value} * d.stmts_ + b.value] =
-          static_cast<std::uint8_t>(only_value(candidate.get_order(a.value, b.value), "order", a.value));
+      d.orders_[std::size_t{a.value} * d.stmts_ + b.value] = static_cast<std::uint8_t>(
+          only_value(candidate.get_order(a.value, b.value), "order", a.value));
     }
   }
 
   // Sizes: static ones are choices, a dynamic one divides its logical size by its loop's tiles.
   d.static_size.assign(dims, 0);
   for (const backbone::Dimension* dim : kernel.static_dims()) {
-    d.static_size[dim->id.value] = only_size(candidate.get_size(stmt(dim->id)), "size", dim->id.value);
+    d.static_size[dim->id.value] =
+        only_size(candidate.get_size(stmt(dim->id)), "size", dim->id.value);
   }
   for (const backbone::Dimension* dim : kernel.dimensions()) {
     if (dim->is_static()) continue;
@@ -77,7 +78,8 @@ Decisions read_decisions(const gpu_space::Candidate& candidate) {
   for (const backbone::Dimension* a : added) {
     for (const backbone::Dimension* b : added) {
       if (a->id < b->id && d.order(StmtId(stmt(a->id)), StmtId(stmt(b->id))) == Order::kMerged) {
-        parent[find(parent, static_cast<int>(b->id.value))] = find(parent, static_cast<int>(a->id.value));
+        parent[find(parent, static_cast<int>(b->id.value))] =
+            find(parent, static_cast<int>(a->id.value));
       }
     }
   }
@@ -115,7 +117,8 @@ Decisions read_decisions(const gpu_space::Candidate& candidate) {
     }
   }
   for (std::uint32_t l = 0; l < 3; ++l) {
-    d.level_size[l] = std::max<std::int64_t>(1, only_size(candidate.get_level_size(l), "level_size", l));
+    d.level_size[l] =
+        std::max<std::int64_t>(1, only_size(candidate.get_level_size(l), "level_size", l));
   }
 
   for (const backbone::DimMapping* m : kernel.dim_mappings()) {

@@ -18,11 +18,11 @@ struct Decisions {
   const backbone::Kernel* kernel = nullptr;
   /// Classes of merged dimensions with their kind, size and level (block levels unset).
   std::vector<LoopDim> classes;
-  std::vector<int> class_of;  // by DimId
-  std::vector<MappingImpl> mapping;           // by DimMappingId
-  std::vector<bool> shared;                   // by MemId: a temporary in shared memory
-  std::vector<Cache> cache;                   // by InstId (memory instructions)
-  std::vector<std::int64_t> static_size;      // by DimId: the size of every dimension
+  std::vector<int> class_of;              // by DimId
+  std::vector<MappingImpl> mapping;       // by DimMappingId
+  std::vector<bool> shared;               // by MemId: a temporary in shared memory
+  std::vector<Cache> cache;               // by InstId (memory instructions)
+  std::vector<std::int64_t> static_size;  // by DimId: the size of every dimension
   std::array<std::int64_t, 3> level_size{1, 1, 1};
 
   /// The relation of two distinct statements.

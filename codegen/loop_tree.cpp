@@ -18,8 +18,8 @@ namespace {
 struct Item {
   int dim = -1;
   InstId inst;
-  StmtId stmt;  // its representative statement
-  std::vector<int> outer;  // LoopDims OUTER of it
+  StmtId stmt;                // its representative statement
+  std::vector<int> outer;     // LoopDims OUTER of it
   std::vector<int> children;  // items
 };
 
@@ -31,7 +31,8 @@ void build_loop_tree(Lowering& l) {
   l.out.block_size = l.d.level_size;
   std::vector<Item> items;
   for (std::size_t c = 0; c < l.out.dims.size(); ++c) {
-    items.push_back({static_cast<int>(c), InstId(), kernel.stmt_id(l.out.dims[c].members.front()), {}, {}});
+    items.push_back(
+        {static_cast<int>(c), InstId(), kernel.stmt_id(l.out.dims[c].members.front()), {}, {}});
   }
   for (const backbone::Instruction* inst : kernel.instructions()) {
     items.push_back({-1, inst->id, inst->stmt_id(), {}, {}});

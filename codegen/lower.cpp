@@ -67,17 +67,18 @@ LoweredKernel lower(const gpu_space::Candidate& candidate) {
   const bool log = std::getenv("SCULPT_LOG_LOWERING") != nullptr;
   Lowering l(candidate);
   const std::pair<const char*, void (*)(Lowering&)> steps[] = {
-      {"build the loop tree", build_loop_tree},     {"assign registers", assign_registers},
-      {"lay out memory", lay_out_memory},           {"lower instructions", lower_instructions},
+      {"build the loop tree", build_loop_tree}, {"assign registers", assign_registers},
+      {"lay out memory", lay_out_memory},       {"lower instructions", lower_instructions},
       {"place barriers", place_barriers},
   };
   for (const auto& [name, step] : steps) {
     const auto start = std::chrono::steady_clock::now();
     step(l);
     if (log) {
-      spdlog::info("lowering {}: {}: {:.3f} ms", l.out.name, name,
-                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                       .count());
+      spdlog::info(
+          "lowering {}: {}: {:.3f} ms", l.out.name, name,
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count());
     }
   }
   if (log) spdlog::info("lowered {}:\n{}", l.out.name, l.out.dump());

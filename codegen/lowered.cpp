@@ -91,19 +91,23 @@ class Dumper {
     for (const RegisterArray& reg : k_.registers) {
       std::string dims;
       for (int d : reg.dims) dims += fmt::format("[{}]", k_.dims[d].name);
-      line(1, fmt::format("registers {}{}: {}", reg.name, dims, backbone::elem_type_name(reg.type)));
+      line(1,
+           fmt::format("registers {}{}: {}", reg.name, dims, backbone::elem_type_name(reg.type)));
     }
     body(k_.body, 1);
     return out_;
   }
 
  private:
-  void line(int depth, const std::string& text) { out_ += std::string(2 * depth, ' ') + text + "\n"; }
+  void line(int depth, const std::string& text) {
+    out_ += std::string(2 * depth, ' ') + text + "\n";
+  }
 
   std::string index(const IndexExpr& e) const {
     std::string s;
     for (const auto& [dim, coeff] : e.terms) {
-      s += (s.empty() ? "" : " + ") + (coeff == 1 ? "" : std::to_string(coeff) + "*") + k_.dims[dim].name;
+      s += (s.empty() ? "" : " + ") + (coeff == 1 ? "" : std::to_string(coeff) + "*") +
+           k_.dims[dim].name;
     }
     if (e.constant != 0 || s.empty()) s += (s.empty() ? "" : " + ") + std::to_string(e.constant);
     return s;
@@ -135,8 +139,10 @@ class Dumper {
         line(depth, "barrier");
       } else if (node.kind == Node::Kind::kLoop) {
         const LoopDim& dim = k_.dims[node.dim];
-        std::string level = dim.kind == LoopKind::kThread ? std::string(".") + "xyz"[dim.level] : "";
-        line(depth, fmt::format("{}{} {} < {}", loop_kind_name(dim.kind), level, dim.name, dim.size));
+        std::string level =
+            dim.kind == LoopKind::kThread ? std::string(".") + "xyz"[dim.level] : "";
+        line(depth,
+             fmt::format("{}{} {} < {}", loop_kind_name(dim.kind), level, dim.name, dim.size));
         body(node.body, depth + 1);
       } else {
         line(depth, instruction(k_.instructions[node.inst]));
@@ -151,7 +157,8 @@ class Dumper {
                         : fmt::format("@tid.{}<{} ", "xyz"[p.level], p.bound);
     }
     if (inst.dest) s += reg(*inst.dest) + " = ";
-    s += fmt::format("{}.{}", backbone::operator_name(inst.op), backbone::elem_type_name(inst.type));
+    s +=
+        fmt::format("{}.{}", backbone::operator_name(inst.op), backbone::elem_type_name(inst.type));
     if (inst.access) {
       const MemAccess& a = *inst.access;
       s += fmt::format(".{}", cache_name(a.cache));

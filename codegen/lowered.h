@@ -53,10 +53,10 @@ struct RegisterRef {
 struct Operand {
   enum class Kind { kRegister, kConstant, kParam, kIndex };
   Kind kind = Kind::kConstant;
-  RegisterRef reg;         // kRegister
-  double constant = 0;     // kConstant
-  int param = -1;          // kParam: index into LoweredKernel::params
-  IndexExpr index;         // kIndex: an i32 induction value
+  RegisterRef reg;      // kRegister
+  double constant = 0;  // kConstant
+  int param = -1;       // kParam: index into LoweredKernel::params
+  IndexExpr index;      // kIndex: an i32 induction value
 };
 
 /// An array the kernel reads or writes: a parameter, or a temporary of a lowered communication.
@@ -65,8 +65,8 @@ struct Memory {
   Kind kind = Kind::kParam;
   std::string name;
   backbone::ElemType type = backbone::ElemType::kF32;
-  int param = -1;                // kParam
-  std::int64_t elements = 0;     // temporaries
+  int param = -1;             // kParam
+  std::int64_t elements = 0;  // temporaries
 };
 
 enum class Cache { kAll, kGlobal, kReadOnly, kStreaming };

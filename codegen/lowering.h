@@ -35,7 +35,8 @@ struct Lowering {
   /// The LoopDim of `reader`'s context holding the iteration of `producer_dim` that the reader
   /// consumes: the producer's dim itself when the reader sits in it, else the partner of
   /// `producer_dim` in `comm`.
-  int reader_dim(backbone::DimId producer_dim, backbone::InstId reader, backbone::CommId comm) const;
+  int reader_dim(backbone::DimId producer_dim, backbone::InstId reader,
+                 backbone::CommId comm) const;
   /// The index expression of an affine function of logical dimensions, seen from `inst`.
   IndexExpr logical_index(backbone::InstId inst, const backbone::AffineExpr& expr) const;
 };

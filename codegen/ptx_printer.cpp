@@ -49,7 +49,10 @@ std::string conversion(ElemType to, ElemType from) {
 class PtxPrinter {
  public:
   PtxPrinter(const LoweredKernel& k, std::string entry, PtxOptions options)
-      : k_(k), entry_(std::move(entry)), options_(std::move(options)), iteration_(k.dims.size(), -1) {}
+      : k_(k),
+        entry_(std::move(entry)),
+        options_(std::move(options)),
+        iteration_(k.dims.size(), -1) {}
 
   std::string run() {
     prologue();
@@ -183,7 +186,7 @@ class PtxPrinter {
   std::string address(const MemAccess& access) {
     const Memory& mem = k_.memories[access.memory];
     const std::string base = mem.kind == Memory::Kind::kParam ? "%prm_" + k_.params[mem.param].name
-                                                               : "%base_" + mem.name;
+                                                              : "%base_" + mem.name;
     const std::string index = evaluate(access.index);
     std::string addr = temporary();
     line(fmt::format("mad.lo.s64 {}, {}, {}, {};", addr, index, backbone::elem_type_bytes(mem.type),
@@ -196,8 +199,8 @@ class PtxPrinter {
     const RegisterArray& array = k_.registers[r.array];
     std::string name = "%" + array.name;
     for (int dim : r.index_dims) {
-      SCULPT_CHECK(iteration_[dim] >= 0) << array.name << " indexed by " << k_.dims[dim].name
-                                         << ", which is not unrolled here";
+      SCULPT_CHECK(iteration_[dim] >= 0)
+          << array.name << " indexed by " << k_.dims[dim].name << ", which is not unrolled here";
       name += "_" + std::to_string(iteration_[dim]);
     }
     return declare(ptx_type(array.type), name);
@@ -219,8 +222,8 @@ class PtxPrinter {
       case Operand::Kind::kIndex: {
         const std::string index = evaluate(op.index);
         std::string out = declare(ptx_type(type), fmt::format("%ix{}", temporaries_++));
-        line(fmt::format("cvt{}.{}.s64 {}, {};", type == ElemType::kI32 ? "" : ".rn", ptx_type(type),
-                         out, index));
+        line(fmt::format("cvt{}.{}.s64 {}, {};", type == ElemType::kI32 ? "" : ".rn",
+                         ptx_type(type), out, index));
         return out;
       }
     }
@@ -235,7 +238,8 @@ class PtxPrinter {
   }
 
   void instruction(const Instruction& inst, int vector_iterations = 1) {
-    const std::string guard = inst.predicates.empty() ? "" : "@" + guards_.at(key(inst.predicates)) + " ";
+    const std::string guard =
+        inst.predicates.empty() ? "" : "@" + guards_.at(key(inst.predicates)) + " ";
     const std::string t = ptx_type(inst.type);
     const bool integer = inst.type == ElemType::kI32;
     if (inst.access) {
@@ -246,8 +250,12 @@ class PtxPrinter {
       std::string space = shared ? "shared" : "global";
       const bool load = inst.op == Operator::kLoad;
       if (!shared) {
-        if (load) space += access.cache == Cache::kReadOnly ? ".nc" : "." + std::string(cache_name(access.cache));
-        if (!load) space += access.cache == Cache::kAll ? ".wb" : "." + std::string(cache_name(access.cache));
+        if (load)
+          space += access.cache == Cache::kReadOnly ? ".nc"
+                                                    : "." + std::string(cache_name(access.cache));
+        if (!load)
+          space +=
+              access.cache == Cache::kAll ? ".wb" : "." + std::string(cache_name(access.cache));
       }
       std::string values;
       const int width = vector_iterations;
@@ -261,9 +269,11 @@ class PtxPrinter {
       }
       const std::string vec = width > 1 ? fmt::format(".v{}", width) : "";
       if (load) {
-        line(fmt::format("{}ld.{}{}.{} {}, [{}];  // {}", guard, space, vec, t, values, addr, inst.name));
+        line(fmt::format("{}ld.{}{}.{} {}, [{}];  // {}", guard, space, vec, t, values, addr,
+                         inst.name));
       } else {
-        line(fmt::format("{}st.{}{}.{} [{}], {};  // {}", guard, space, vec, t, addr, values, inst.name));
+        line(fmt::format("{}st.{}{}.{} [{}], {};  // {}", guard, space, vec, t, addr, values,
+                         inst.name));
       }
       return;
     }
@@ -289,7 +299,8 @@ class PtxPrinter {
         text = fmt::format("div{}.{} {}, {}, {}", integer ? "" : ".rn", t, d, a[0], a[1]);
         break;
       case Operator::kFma:
-        text = fmt::format("{}.{} {}, {}, {}, {}", integer ? "mad.lo" : "fma.rn", t, d, a[0], a[1], a[2]);
+        text = fmt::format("{}.{} {}, {}, {}, {}", integer ? "mad.lo" : "fma.rn", t, d, a[0], a[1],
+                           a[2]);
         break;
       case Operator::kMin:
         text = fmt::format("min.{} {}, {}, {}", t, d, a[0], a[1]);
@@ -301,7 +312,8 @@ class PtxPrinter {
         SCULPT_CHECK(inst.type == ElemType::kF32) << "the PTX printer has exp for f32 only";
         // exp(x) = 2^(x log2 e).
         const std::string scaled = declare("f32", fmt::format("%ex{}", temporaries_++));
-        line(fmt::format("{}mul.rn.f32 {}, {}, 0f3FB8AA3B;  // {}", guard, scaled, a[0], inst.name));
+        line(
+            fmt::format("{}mul.rn.f32 {}, {}, 0f3FB8AA3B;  // {}", guard, scaled, a[0], inst.name));
         text = fmt::format("ex2.approx.f32 {}, {}", d, scaled);
         break;
       }
@@ -345,7 +357,8 @@ class PtxPrinter {
       case LoopKind::kVector:
         // Each access along the dim is one vector instruction; the rest is unrolled.
         for (const Node& child : node.body) {
-          SCULPT_CHECK(child.kind == Node::Kind::kInstruction) << "a vector loop holds instructions";
+          SCULPT_CHECK(child.kind == Node::Kind::kInstruction)
+              << "a vector loop holds instructions";
           const Instruction& inst = k_.instructions[child.inst];
           if (inst.access && inst.access->vector_dim == node.dim) {
             iteration_[node.dim] = 0;
@@ -383,7 +396,7 @@ class PtxPrinter {
   PtxOptions options_;
   std::vector<std::int64_t> iteration_;  // by dim: current unrolled iteration, -1 if none
   std::map<std::string, std::set<std::string>> registers_;  // by PTX type
-  std::map<std::string, std::string> guards_;  // predicate lists -> predicate register
+  std::map<std::string, std::string> guards_;               // predicate lists -> predicate register
   std::string code_;
   int temporaries_ = 0;
   int predicates_ = 0;

@@ -12,10 +12,11 @@ using backbone::DimId;
 using backbone::InstId;
 using backbone::LoopId;
 
-
 namespace {
 
-bool register_indexed(LoopKind kind) { return kind == LoopKind::kUnroll || kind == LoopKind::kVector; }
+bool register_indexed(LoopKind kind) {
+  return kind == LoopKind::kUnroll || kind == LoopKind::kVector;
+}
 
 }  // namespace
 
@@ -65,7 +66,8 @@ void assign_registers(Lowering& l) {
         SCULPT_CHECK(l.is_ancestor(l.loop_dim(found), init))
             << kernel.inst(init).name << " does not run in the dimension initialising "
             << kernel.dim(reduction_dim).name;
-        SCULPT_CHECK(l.out.dims[l.loop_dim(found)].size == l.out.dims[l.loop_dim(reduction_dim)].size)
+        SCULPT_CHECK(l.out.dims[l.loop_dim(found)].size ==
+                     l.out.dims[l.loop_dim(reduction_dim)].size)
             << "init dimension sizes differ";
         init_dims.push_back(found);
       }

@@ -648,7 +648,8 @@ CpuCharacteristics characterize_cpu(const CpuCharacterizationOptions& options) {
 
 std::string cpu_identity() {
   const std::string name = model_name(processor_model_line());
-  return fmt::format("{}, {} cores", name.empty() ? "unknown processor" : name, allowed_cpus().size());
+  return fmt::format("{}, {} cores", name.empty() ? "unknown processor" : name,
+                     allowed_cpus().size());
 }
 
 }  // namespace sculpt::device

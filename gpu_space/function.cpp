@@ -7,8 +7,8 @@
 
 namespace sculpt::gpu_space {
 
-using backbone::DimId;
 using backbone::Dimension;
+using backbone::DimId;
 using backbone::DimMapping;
 using backbone::DimMappingId;
 using backbone::InstId;
@@ -65,24 +65,24 @@ struct KernelFacts {
   DeviceDescription device;
   backbone::Dependences deps;
   std::array<ThreadLevel, 3> levels;
-  Relation owns;            // [inst][dim]: the dim is one of the instruction's loops
-  Relation stores_by;       // [inst][dim]: the dim indexes the instruction's value
-  Relation reduces;         // [inst][dim]: the dim is a reduction dim of the instruction
-  Relation precedes;        // [inst][inst]
-  Relation reads_reduced;   // [reader][dim]: reader reads a reduction's value, dim reduces it
-  Relation init_inside;     // [dim][inst]: the dim reduces what the instruction initialises
-  Relation mergeable;       // [dim][dim]
-  Relation merge_carries;   // [dim][dim]
-  Relation nests;           // [outer dim][inner dim]
-  Relation share_instruction;  // [dim][dim]: some instruction iterates on both
+  Relation owns;                // [inst][dim]: the dim is one of the instruction's loops
+  Relation stores_by;           // [inst][dim]: the dim indexes the instruction's value
+  Relation reduces;             // [inst][dim]: the dim is a reduction dim of the instruction
+  Relation precedes;            // [inst][inst]
+  Relation reads_reduced;       // [reader][dim]: reader reads a reduction's value, dim reduces it
+  Relation init_inside;         // [dim][inst]: the dim reduces what the instruction initialises
+  Relation mergeable;           // [dim][dim]
+  Relation merge_carries;       // [dim][dim]
+  Relation nests;               // [outer dim][inner dim]
+  Relation share_instruction;   // [dim][dim]: some instruction iterates on both
   std::vector<InstId> init_of;  // by instruction: the init of its reduction, or none
   std::vector<std::vector<InstId>> reductions_by_init;  // by instruction: reductions it inits
   std::vector<std::vector<DimId>> reduction_loop_dims;  // by instruction: dims of a reduction
   std::vector<std::vector<InstId>> reductions_over;     // by dim: reductions iterating on it
-  std::vector<bool> is_init;    // by instruction: initialises a reduction
-  std::vector<std::int64_t> vector_width;  // by dim
+  std::vector<bool> is_init;                            // by instruction: initialises a reduction
+  std::vector<std::int64_t> vector_width;               // by dim
   std::vector<std::vector<DimMappingId>> mappings_from, mappings_to;  // by dim
-  std::vector<std::vector<std::int64_t>> tile_products;              // by logical dim
+  std::vector<std::vector<std::int64_t>> tile_products;               // by logical dim
   std::int64_t shared_element_limit = 0;
 
   KernelFacts(const Kernel& kernel, DeviceDescription description)

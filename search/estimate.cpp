@@ -151,7 +151,8 @@ KnuthSample descend(const CandidateBase& root, std::mt19937_64& rng, std::size_t
 }  // namespace
 
 KnuthSample knuth_sample(const CandidateBase& root, std::mt19937_64& rng) {
-  return descend(root, rng, std::numeric_limits<std::size_t>::max(), [](const CandidateBase&, double) {});
+  return descend(root, rng, std::numeric_limits<std::size_t>::max(),
+                 [](const CandidateBase&, double) {});
 }
 
 CutSample cut_sample(const CandidateBase& root, std::size_t depth,

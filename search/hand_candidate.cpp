@@ -89,7 +89,8 @@ const gpu_space::Candidate& HandCandidate::complete() {
   while (auto open = candidate_->first_open_instance()) {
     const std::vector<std::uint32_t> values = candidate_->domain(*open);
     if (candidate_->restrict(*open, {values.front()}) != spacegen::Status::Ok) {
-      throw std::invalid_argument("completing the candidate: " + candidate_->conflict()->to_string());
+      throw std::invalid_argument("completing the candidate: " +
+                                  candidate_->conflict()->to_string());
     }
   }
   return *candidate_;

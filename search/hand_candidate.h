@@ -15,8 +15,9 @@ namespace sculpt::search {
 
 class HandCandidate {
  public:
-  explicit HandCandidate(backbone::Kernel kernel,
-                         const gpu_space::DeviceDescription& device = perf_model::Description::named("sm_90").limits);
+  explicit HandCandidate(
+      backbone::Kernel kernel,
+      const gpu_space::DeviceDescription& device = perf_model::Description::named("sm_90").limits);
 
   const backbone::Kernel& kernel() const { return candidate_->backbone().kernel(); }
 

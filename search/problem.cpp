@@ -1,7 +1,7 @@
 #include "search/problem.h"
 
-#include <span>
 #include <random>
+#include <span>
 
 #include "support/check.h"
 
@@ -87,9 +87,10 @@ std::shared_ptr<const device::Problem> make_problem(const backbone::KernelInfo& 
       }
       case backbone::Parameter::Kind::kArray: {
         const backbone::MemRegion& mem = kernel.mem(param.mem);
-        problem->params.push_back(device::ArrayParam{
-            .name = param.name, .type = element_type(mem.type), .count = mem.num_elements(),
-            .role = role(mem.kind)});
+        problem->params.push_back(device::ArrayParam{.name = param.name,
+                                                     .type = element_type(mem.type),
+                                                     .count = mem.num_elements(),
+                                                     .role = role(mem.kind)});
         if (mem.is_written()) output_type = mem.type;
         array_types[problem->params.size() - 1] = mem.type;
         break;
@@ -103,7 +104,8 @@ std::shared_ptr<const device::Problem> make_problem(const backbone::KernelInfo& 
     backbone::HostArgs host;
     for (std::size_t i = 0; i < params.size(); ++i) {
       if (const auto* scalar = std::get_if<device::ScalarParam>(&params[i])) {
-        std::visit([&](auto v) { host.scalars[scalar->name] = static_cast<double>(v); }, scalar->value);
+        std::visit([&](auto v) { host.scalars[scalar->name] = static_cast<double>(v); },
+                   scalar->value);
         continue;
       }
       const auto& array = std::get<device::ArrayParam>(params[i]);

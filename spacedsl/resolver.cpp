@@ -972,7 +972,7 @@ class Resolver {
   void resolve_counter(const SourceFile& file, ChoiceId id, const ast::CounterChoice& decl) {
     Choice& choice = model_.choices[id];
     Counter counter;
-    counter.op = decl.op == "sum" ? CounterOp::Sum
+    counter.op = decl.op == "sum"   ? CounterOp::Sum
                  : decl.op == "mul" ? CounterOp::Mul
                                     : CounterOp::Max;
     counter.half = decl.half;

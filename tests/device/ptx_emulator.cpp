@@ -997,9 +997,9 @@ Outcome Module::Impl::execute(const Entry& entry, const Launch& launch, bool rev
   // that access may see otherwise (phases of the same block are ordered by barriers, phases of
   // other blocks never are). Inlined by force: it runs at every 4 bytes accessed, from a
   // function too large for the compiler to inline it on its own.
-  auto stamp = [&](Stamp& s, std::uint64_t who, bool write, int line, std::uint32_t now,
+  auto stamp = [&](Stamp & s, std::uint64_t who, bool write, int line, std::uint32_t now,
                    std::uint32_t mine) __attribute__((always_inline))
-                   -> std::optional<std::string> {
+                   ->std::optional<std::string> {
     auto unordered = [&](std::uint64_t other, std::uint64_t other_phase) {
       if (other_phase == 0 || other == who) return false;
       return other_phase == phase || other / threads != who / threads;

@@ -64,7 +64,8 @@ TEST(EstimateCommand, CutsTheTreeWithTheBound) {
   const Outcome kept = run_estimate({"--kernel", "matmul", "--size", "256x256x32", "--method",
                                      "knuth", "--samples", "20", "--cut", "1s", "--depth", "4"});
   ASSERT_EQ(kept.code, kExitOk) << kept.err;
-  EXPECT_NE(kept.out.find("\ncut    at 1 s on depth 4 (20 samples, "), std::string::npos) << kept.out;
+  EXPECT_NE(kept.out.find("\ncut    at 1 s on depth 4 (20 samples, "), std::string::npos)
+      << kept.out;
   EXPECT_NE(kept.out.find(", 100% of them with a bound below the cut; of the "), std::string::npos)
       << kept.out;
   const Outcome none = run_estimate({"--kernel", "matmul", "--size", "256x256x32", "--method",

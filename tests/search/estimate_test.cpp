@@ -125,24 +125,28 @@ TEST(Estimate, UniformTreeIsCountedExactly) {
 // share kept is what `keep` says of them, and the candidates below kept nodes follow.
 TEST(Estimate, CutCountsTheNodesAtItsDepthAndWhatItKeeps) {
   const auto root = make_candidate<space_conflict::Candidate>(uniform_world(7));
-  const CutEstimate all = cut_estimate(*root, 3, [](const CandidateBase&) { return true; }, 20, seeded(5));
+  const CutEstimate all = cut_estimate(
+      *root, 3, [](const CandidateBase&) { return true; }, 20, seeded(5));
   EXPECT_EQ(all.nodes.mean, 8);
   EXPECT_EQ(all.kept_nodes.mean, 8);
   EXPECT_EQ(all.leaves.mean, 128);
   EXPECT_EQ(all.kept_leaves.mean, 128);
-  const CutEstimate none = cut_estimate(*root, 3, [](const CandidateBase&) { return false; }, 20, seeded(5));
+  const CutEstimate none = cut_estimate(
+      *root, 3, [](const CandidateBase&) { return false; }, 20, seeded(5));
   EXPECT_EQ(none.nodes.mean, 8);
   EXPECT_EQ(none.kept_nodes.mean, 0);
   EXPECT_EQ(none.kept_leaves.mean, 0);
   // Past the leaves' depth, no node is met.
-  const CutEstimate deep = cut_estimate(*root, 9, [](const CandidateBase&) { return true; }, 5, seeded(5));
+  const CutEstimate deep = cut_estimate(
+      *root, 9, [](const CandidateBase&) { return true; }, 5, seeded(5));
   EXPECT_EQ(deep.nodes.mean, 0);
   EXPECT_EQ(deep.leaves.mean, 128);
   // Keeping some of the nodes at depth 3 keeps as large a share of the leaves: each has 16.
   const CutEstimate half = cut_estimate(
       *root, 3, [](const CandidateBase& node) { return node.hash() % 2 == 0; }, 400, seeded(5));
   EXPECT_EQ(half.nodes.mean, 8);
-  EXPECT_NEAR(half.kept_nodes.mean / half.nodes.mean, half.kept_leaves.mean / half.leaves.mean, 1e-12);
+  EXPECT_NEAR(half.kept_nodes.mean / half.nodes.mean, half.kept_leaves.mean / half.leaves.mean,
+              1e-12);
 }
 
 TEST(Estimate, DeadRootHasNoLeaves) {

@@ -30,7 +30,7 @@ TEST(SpacegenAllIds, ChoicesGetSlotsOnlyForListedObjects) {
   const Layout& layout = c->layout();
   // Instructions 1 and 3; slots for 4 and 5 come when a lowering adds them.
   EXPECT_EQ(layout.choices[ids::color].count, 2u);
-  EXPECT_EQ(layout.choices[ids::link].count, 4u);  // 2 instructions x 2 dimensions
+  EXPECT_EQ(layout.choices[ids::link].count, 4u);   // 2 instructions x 2 dimensions
   EXPECT_EQ(layout.choices[ids::merge].count, 1u);  // the pair (0, 2)
   EXPECT_EQ(layout.choices[ids::width].count, 2u);
   EXPECT_EQ(layout.choices[ids::hot].count, 2u);  // FlagDims has the slots of Dims
