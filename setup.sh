@@ -13,6 +13,7 @@ packages=(
   nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev libjemalloc-dev libopenblas-dev
   clang libclang-rt-14-dev clang-format chromium
+  libopenmpi-dev openmpi-bin
 )
 missing=()
 for p in "${packages[@]}"; do

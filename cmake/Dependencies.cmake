@@ -33,3 +33,10 @@ endif()
 # loaded with dlopen at run time, so nothing links against it.
 find_path(CUDA_DRIVER_INCLUDE_DIR cuda.h
   HINTS /usr/local/cuda/include ENV CUDA_HOME PATH_SUFFIXES include)
+
+# MPI (Open MPI: libopenmpi-dev, openmpi-bin), optional: with it a search can spread its
+# evaluations over the ranks of an MPI job (distributed/); without it, sculpt refuses an mpirun
+# launch with a message. Its C API, from C++: without the old C++ bindings, which need a library
+# of their own.
+set(MPI_CXX_SKIP_MPICXX ON)
+find_package(MPI COMPONENTS CXX)

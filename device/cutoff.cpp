@@ -21,10 +21,18 @@ std::optional<std::chrono::nanoseconds> Cutoff::get() const {
 }
 
 void Cutoff::observe(const Evaluation& evaluation) {
-  if (evaluation.check != Check::ok || !evaluation.time_ns) return;
+  if (evaluation.check == Check::ok && evaluation.time_ns) lower(*evaluation.time_ns);
+}
+
+void Cutoff::lower(double best_ns) {
   double best = best_ns_.load();
-  while (*evaluation.time_ns < best && !best_ns_.compare_exchange_weak(best, *evaluation.time_ns)) {
+  while (best_ns < best && !best_ns_.compare_exchange_weak(best, best_ns)) {
   }
+}
+
+std::optional<double> Cutoff::best_ns() const {
+  const double best = best_ns_.load();
+  return std::isfinite(best) ? std::optional<double>(best) : std::nullopt;
 }
 
 }  // namespace sculpt::device

@@ -21,6 +21,13 @@ class Cutoff {
   std::optional<std::chrono::nanoseconds> get() const;
   /// An ok evaluation lowers the best time; others, and slower ones, change nothing.
   void observe(const Evaluation& evaluation);
+  /// Lowers the best time to `best_ns` when it is lower: a time measured elsewhere (another
+  /// process of a distributed search).
+  void lower(double best_ns);
+
+  double factor() const { return factor_; }
+  /// The best time so far; nothing before the first.
+  std::optional<double> best_ns() const;
 
  private:
   double factor_;

@@ -59,6 +59,9 @@ struct Evaluation {
   bool cut_short = false;
   /// Compiler log, signal name, or first mismatch; empty when ok.
   std::string message{};
+  /// The MPI rank that measured it, in a search spread over an MPI job (distributed/); absent
+  /// where this process measured it.
+  std::optional<int> rank{};
 };
 
 /// Median and median absolute deviation of run times, in nanoseconds.

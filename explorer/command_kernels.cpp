@@ -1,6 +1,7 @@
 // `sculpt kernels`: the kernel zoo. Without arguments, one line per kernel with its sizes and
 // their defaults; with a kernel name, its signature at the given (or default) sizes, and on
-// request its backbone and its dependences.
+// request its backbone and its dependences. With --def or --expr, a kernel of one's own: what
+// the front end infers of its definition, and at given sizes the same as for a zoo kernel.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -8,12 +9,16 @@
 #include "backbone/dependences.h"
 #include "backbone/zoo/zoo.h"
 #include "explorer/command.h"
+#include "frontend/definition.h"
 
 namespace sculpt::explorer {
 namespace {
 
 struct KernelsOptions {
   std::string name;
+  std::string def;
+  std::string expr;
+  std::string kernel;  // the definition of --def to describe
   std::string size;
   bool backbone = false;
   bool dependences = false;
@@ -77,7 +82,42 @@ void describe(const backbone::KernelInfo& info, const backbone::Sizes& sizes,
   }
 }
 
+int describe_definition(const KernelsOptions& options) {
+  frontend::DefinitionLookup lookup =
+      options.def.empty()
+          ? frontend::lookup_definition(options.expr, "--expr", options.kernel, options.size)
+          : frontend::lookup_definition_file(options.def, options.kernel, options.size);
+  if (!lookup.ok()) {
+    fmt::print(stderr, "sculpt kernels: {}\n", lookup.error);
+    return kExitUsage;
+  }
+  if (!lookup.info && (options.backbone || options.dependences)) {
+    std::fputs(
+        "sculpt kernels: --backbone and --dependences need the definition's sizes (--size)\n",
+        stderr);
+    return kExitUsage;
+  }
+  fmt::print("{}", frontend::describe(*lookup.definition));
+  if (lookup.info) {
+    fmt::print("\n");
+    describe(*lookup.info, lookup.sizes, options);
+  }
+  return kExitOk;
+}
+
 int run_kernels(const KernelsOptions& options) {
+  if (!options.def.empty() || !options.expr.empty()) {
+    if (!options.name.empty()) {
+      std::fputs("sculpt kernels: a definition's kernel is picked with --kernel, not a name\n",
+                 stderr);
+      return kExitUsage;
+    }
+    return describe_definition(options);
+  }
+  if (!options.kernel.empty()) {
+    std::fputs("sculpt kernels: --kernel picks a definition of --def\n", stderr);
+    return kExitUsage;
+  }
   if (options.name.empty()) {
     if (!options.size.empty() || options.backbone || options.dependences) {
       std::fputs("sculpt kernels: --size, --backbone and --dependences need a kernel name\n",
@@ -102,7 +142,15 @@ Command add_kernels_command(CLI::App& sculpt) {
   auto options = std::make_shared<KernelsOptions>();
   CLI::App* app = sculpt.add_subcommand("kernels", "List the kernel zoo, or describe one kernel");
   app->add_option("name", options->name, "Kernel to describe");
-  add_size_option(*app, options->size);
+  CLI::Option* def = app->add_option(
+      "--def", options->def,
+      "File of kernel definitions in the Tensor Comprehensions notation (frontend/LANGUAGE.md)");
+  app->add_option("--expr", options->expr, "One kernel definition, as in --def")->excludes(def);
+  app->add_option("--kernel", options->kernel, "The definition of --def to describe");
+  add_size_option(*app, options->size)
+      ->description(
+          "Problem size: 1024x1024x1024 for a zoo kernel (default: its sizes), M=256,N=256,K=32 "
+          "for a definition");
   app->add_flag("--backbone", options->backbone, "Print the kernel's backbone");
   app->add_flag("--dependences", options->dependences,
                 "Print the dependences computed with isl and what they allow");

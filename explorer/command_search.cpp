@@ -1,8 +1,11 @@
-// `sculpt search`: searches implementations of a zoo kernel for one problem size on a device,
-// logging every evaluation to DIR/log.jsonl and saving the best candidate's code in DIR.
+// `sculpt search`: searches implementations of a zoo kernel, or of a kernel defined in the
+// Tensor Comprehensions notation (--def, --expr), for one problem size on a device, logging every
+// evaluation to DIR/log.jsonl and saving the best candidate's code in DIR.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -11,10 +14,13 @@
 
 #include "device/process.h"
 #include "explorer/command.h"
+#include "explorer/mpi_search.h"
 #include "explorer/search_progress.h"
 #include "explorer/search_run.h"
 #include "explorer/stop_on_signal.h"
+#include "frontend/definition.h"
 #include "search/session.h"
+#include "search/stand_in_device.h"
 #include "support/duration.h"
 
 namespace sculpt::explorer {
@@ -24,6 +30,9 @@ constexpr std::int64_t kDefaultEvals = 100;
 
 struct SearchCommandOptions {
   std::string kernel;
+  /// A file of definitions, or one definition (frontend/LANGUAGE.md).
+  std::string def;
+  std::string expr;
   std::string size;
   std::string device = "auto";
   std::string algorithm = "mcts";
@@ -38,6 +47,8 @@ struct SearchCommandOptions {
   std::string out;
   bool resume = false;
   std::string description;
+  /// With --device stand-in.
+  std::optional<std::string> stand_in_latency;
 };
 
 int fail(const std::string& message) {
@@ -96,6 +107,24 @@ std::optional<search::SessionOptions> session_options(const SearchCommandOptions
   return options;
 }
 
+/// The stand-in device's latency; nothing with a message for a malformed one, or one given for
+/// another device.
+std::optional<std::chrono::microseconds> stand_in_latency(const SearchCommandOptions& o,
+                                                          std::string* error) {
+  if (!o.stand_in_latency) return std::chrono::microseconds(0);
+  if (o.device != search::StandInDevice::kName) {
+    *error = "--stand-in-latency is for --device stand-in only";
+    return std::nullopt;
+  }
+  const std::optional<double> seconds = support::parse_duration(*o.stand_in_latency);
+  if (!seconds || !(*seconds <= 3600)) {
+    *error = "malformed --stand-in-latency '" + *o.stand_in_latency +
+             "' (expected a duration of an hour at most: 200ms, 1s)";
+    return std::nullopt;
+  }
+  return std::chrono::microseconds(std::llround(*seconds * 1e6));
+}
+
 /// "as many evaluations as asked", "the budget (2m)": what ended a search, in words.
 std::string stopped_by(const search::SessionStats& stats, const SearchCommandOptions& o) {
   if (stats.stopped_by == "budget") return "the budget (" + *o.budget + ")";
@@ -105,27 +134,26 @@ std::string stopped_by(const search::SessionStats& stats, const SearchCommandOpt
                  : fmt::format("{} evaluations (the default --evals)", kDefaultEvals);
 }
 
-int run_search(const SearchCommandOptions& o) {
-  std::string error;
-  std::optional<search::SessionOptions> options = session_options(o, &error);
-  if (!options) return fail(error);
+/// Runs the search `request` and prints its outcome: the whole command in one process, rank 0's
+/// part under mpirun.
+int search_and_report(const SearchCommandOptions& o, SearchRequest request) {
   StopOnSignal stop;
-  options->stop_requested = [&stop] { return stop.requested(); };
-  SearchRequest request{o.kernel, o.size, o.device, o.description, *options, o.out, o.resume};
+  request.session.stop_requested = [&stop] { return stop.requested(); };
+  const search::SessionOptions& options = request.session;
   SearchOutcome outcome;
   std::string what;
   try {
     SearchRun run(request);
     run.open_folder();
     what = run.what();
-    if (o.resume && options->evals <= run.logged()) {
+    if (o.resume && options.evals <= run.logged()) {
       std::fprintf(stderr,
                    "sculpt search: the log holds %lld evaluations, --evals asks for %lld in all: "
                    "nothing to evaluate (raise --evals to go on)\n",
-                   static_cast<long long>(run.logged()), static_cast<long long>(options->evals));
+                   static_cast<long long>(run.logged()), static_cast<long long>(options.evals));
     }
     // Scoped: the progress line ends before the summary or an error is printed.
-    SearchProgress progress(options->evals, run.logged(), options->budget);
+    SearchProgress progress(options.evals, run.logged(), options.budget);
     outcome = run.run([&](const SearchProgressState& state) { progress.update(state); });
   } catch (const SearchError& e) {
     std::fprintf(stderr, "sculpt search: %s\n", e.what());
@@ -170,16 +198,56 @@ int run_search(const SearchCommandOptions& o) {
   return best ? kExitOk : kExitNothingValid;
 }
 
+int run_search(const SearchCommandOptions& o) {
+  std::string error;
+  const std::optional<search::SessionOptions> options = session_options(o, &error);
+  if (!options) return fail(error);
+  const std::optional<std::chrono::microseconds> latency = stand_in_latency(o, &error);
+  if (!latency) return fail(error);
+  SearchRequest request{o.kernel, o.size, o.device, o.description,
+                        *options, o.out,  o.resume, *latency};
+  if (!o.def.empty()) {
+    const std::optional<std::string> text = frontend::read_definition_file(o.def, &error);
+    if (!text) return fail(error);
+    request.definition = *text;
+    request.definition_file = o.def;
+  } else if (!o.expr.empty()) {
+    request.definition = o.expr;
+    request.definition_file = "--expr";
+  } else if (o.kernel.empty()) {
+    return fail("--kernel, --def or --expr is required");
+  }
+  if (launched_by_mpi()) {
+    return run_mpi_search(std::move(request),
+                          [&o](const SearchRequest& r) { return search_and_report(o, r); });
+  }
+  return search_and_report(o, std::move(request));
+}
+
 }  // namespace
 
 Command add_search_command(CLI::App& sculpt) {
   auto o = std::make_shared<SearchCommandOptions>();
-  CLI::App* app = sculpt.add_subcommand("search", "Search implementations of a zoo kernel");
-  app->add_option("--kernel", o->kernel, "Kernel of the zoo (see `sculpt kernels`)")->required();
-  add_size_option(*app, o->size);
-  app->add_option("--device", o->device, "auto (the GPU when one answers), cpu or cuda")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+  CLI::App* app = sculpt.add_subcommand("search", "Search implementations of a kernel");
+  app->add_option("--kernel", o->kernel,
+                  "Kernel of the zoo (see `sculpt kernels`), or the definition of --def to search");
+  CLI::Option* def = app->add_option("--def", o->def,
+                                     "File of kernel definitions in the Tensor Comprehensions "
+                                     "notation (frontend/LANGUAGE.md); --size gives the sizes by "
+                                     "name: M=256,N=256,K=32");
+  app->add_option("--expr", o->expr, "One kernel definition, as in --def")->excludes(def);
+  add_size_option(*app, o->size)
+      ->description(
+          "Problem size: 1024x1024x1024 for a zoo kernel (default: its sizes), M=256,N=256,K=32 "
+          "for a definition");
+  app->add_option("--device", o->device,
+                  "auto (the GPU when one answers), cpu or cuda; stand-in (no device: each "
+                  "candidate's time a function of its bound, for tests and benchmarks). Under "
+                  "mpirun, the device of every rank but 0, which searches")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda", search::StandInDevice::kName}))
       ->capture_default_str();
+  app->add_option("--stand-in-latency", o->stand_in_latency,
+                  "With --device stand-in: how long each evaluation takes (200ms; default 0)");
   app->add_option("--algorithm", o->algorithm,
                   "Search algorithm: mcts (Monte-Carlo tree search), bb (branch-and-bound in bound "
                   "order) or random (uniform descents)")

@@ -7,12 +7,15 @@
 
 namespace sculpt::explorer {
 
-std::unique_ptr<device::Evaluator> make_device(const std::string& name, std::string* error) {
+std::unique_ptr<device::Evaluator> make_device(const std::string& name, std::string* error,
+                                               [[maybe_unused]] int gpu) {
 #ifdef SCULPT_HAVE_CUDA
+  device::CudaEvaluatorOptions options;
+  options.worker.device = gpu;
   std::string why;
-  if (name == "cuda" || (name == "auto" && device::cuda_available(&why))) {
+  if (name == "cuda" || (name == "auto" && device::cuda_available(&why, options.worker))) {
     try {
-      return std::make_unique<device::CudaEvaluator>();
+      return std::make_unique<device::CudaEvaluator>(options);
     } catch (const device::DeviceError& e) {
       *error = e.what();
       return nullptr;

@@ -8,7 +8,9 @@
 
 namespace sculpt::explorer {
 
-/// The device `name` asks for; nullptr with a message in `error` when it cannot be had.
-std::unique_ptr<device::Evaluator> make_device(const std::string& name, std::string* error);
+/// The device `name` asks for, on GPU `gpu` (its ordinal) when it is a GPU; nullptr with a
+/// message in `error` when it cannot be had.
+std::unique_ptr<device::Evaluator> make_device(const std::string& name, std::string* error,
+                                               int gpu = 0);
 
 }  // namespace sculpt::explorer

@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 
 #include "backbone/sizes.h"
 #include "explorer/kernel_cache.h"
 #include "explorer/library.h"
 #include "explorer/search_run.h"
+#include "support/hash.h"
 
 namespace sculpt::explorer {
 namespace {
@@ -31,11 +33,14 @@ search::SessionOptions session_options(const SearchOptions& o) {
   return options;
 }
 
-/// A new run folder under the cache folder: KERNEL-YYYYmmdd-HHMMSS-PID.
+/// A new run folder under the cache folder: KERNEL-YYYYmmdd-HHMMSS-PID-N.
 std::filesystem::path new_run_dir(const std::filesystem::path& cache_dir,
                                   const std::string& kernel) {
+  // The process's own count keeps apart the searches it starts within one second.
+  static std::atomic<int> searches{0};
   const auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
-  return cache_dir / "runs" / fmt::format("{}-{:%Y%m%d-%H%M%S}-{}", kernel, now, getpid());
+  return cache_dir / "runs" /
+         fmt::format("{}-{:%Y%m%d-%H%M%S}-{}-{}", kernel, now, getpid(), ++searches);
 }
 
 }  // namespace
@@ -49,14 +54,25 @@ Kernel search_kernel(const std::string& kernel, const std::string& sizes,
   request.size = sizes;
   request.device = options.device;
   request.session = session_options(options);
-  request.out = new_run_dir(cache_dir, kernel);
+  request.definition = options.definition;
+  request.definition_file = "definition";
+  request.out = new_run_dir(cache_dir, kernel.empty() ? "definition" : kernel);
   try {
     SearchRun run(request);
     const KernelCache cache(cache_dir);
-    const CacheKey key{run.kernel().name, backbone::format_sizes(run.sizes()), run.device().model(),
+    // A definition's kernel is cached under its name and the hash of its text, apart from a zoo
+    // kernel or another definition of the same name.
+    const std::string cached_name =
+        options.definition.empty()
+            ? run.kernel().name
+            : run.kernel().name + "-" + support::Fnv1a().add(options.definition).hex();
+    const CacheKey key{cached_name, backbone::format_sizes(run.sizes()), run.device_model(),
                        run.space_hash(), run.description_hash()};
     if (options.use_cache) {
-      if (std::optional<Kernel> cached = cache.find(key)) return *cached;
+      if (std::optional<Kernel> cached = cache.find(key)) {
+        cached->kernel = run.kernel().name;
+        return *cached;
+      }
     }
     run.open_folder();
     const SearchOutcome outcome = run.run([&](const SearchProgressState& s) {
@@ -68,7 +84,7 @@ Kernel search_kernel(const std::string& kernel, const std::string& sizes,
     }
     const device::KernelCode& code = *outcome.best_code;
     Kernel found;
-    found.kernel = key.kernel;
+    found.kernel = run.kernel().name;
     found.sizes = key.sizes;
     found.device = key.device;
     found.language = code.language == device::Language::ptx ? "ptx" : "c";

@@ -15,9 +15,11 @@
 namespace sculpt {
 
 /// The fastest implementation of the zoo kernel `kernel` ("matmul"; `sculpt kernels` lists them)
-/// for `sizes` ("1024x1024x1024"; empty: its defaults). From the cache when it holds one for the
-/// same kernel, sizes, device, space and device description; else found by a search, which is
-/// logged in a new run folder under the cache folder and then cached. Throws sculpt::Error.
+/// for `sizes` ("1024x1024x1024"; empty: its defaults), or of a kernel of one's own given by
+/// `options.definition` (then `sizes` names every size: "M=256,N=256,K=32"). From the cache when it
+/// holds one for the same kernel, sizes, device, space and device description; else found by a
+/// search, which is logged in a new run folder under the cache folder and then cached. Throws
+/// sculpt::Error.
 Kernel search(const std::string& kernel, const std::string& sizes,
               const SearchOptions& options = {});
 

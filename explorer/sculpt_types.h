@@ -38,6 +38,11 @@ struct SearchOptions {
   bool use_cache = true;
   /// Called after each evaluation, on the calling thread.
   std::function<void(const Progress&)> on_progress;
+  /// A kernel of one's own: the text of kernel definitions in the Tensor Comprehensions
+  /// notation, "def mm(float(M,K) A, float(K,N) B) -> (C) { C(m,n) +=! A(m,k) * B(k,n) }" (see
+  /// sculpt's frontend/LANGUAGE.md). The call's `kernel` then picks one by name (empty: the
+  /// only one) and its `sizes` name every size: "M=256,N=256,K=32".
+  std::string definition;
 };
 
 /// A GPU launch: grid and block sizes, dynamic shared memory.

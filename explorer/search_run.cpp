@@ -6,6 +6,7 @@
 
 #include "explorer/command.h"
 #include "explorer/device_choice.h"
+#include "frontend/definition.h"
 #include "gpu_space/space.h"
 #include "perf_model/model.h"
 #include "report/html_report.h"
@@ -13,21 +14,57 @@
 #include "search/device_description.h"
 #include "search/logged_search.h"
 #include "search/problem.h"
+#include "search/stand_in_device.h"
 #include "support/check.h"
 #include "support/hash.h"
 
 namespace sculpt::explorer {
+namespace {
+
+/// The kernel `request` names and its sizes: a zoo kernel, or one of the request's definitions,
+/// then held in `defined`. Throws SearchError.
+const backbone::KernelInfo* choose_kernel(const SearchRequest& request,
+                                          std::optional<backbone::KernelInfo>& defined,
+                                          backbone::Sizes& sizes) {
+  if (request.definition.empty()) {
+    const backbone::ZooLookup lookup = backbone::lookup_kernel(request.kernel, request.size);
+    if (!lookup.ok()) throw SearchError(lookup.error, kExitUsage);
+    sizes = lookup.sizes;
+    return lookup.info;
+  }
+  frontend::DefinitionLookup lookup = frontend::lookup_definition(
+      request.definition, request.definition_file, request.kernel, request.size);
+  if (!lookup.ok()) throw SearchError(lookup.error, kExitUsage);
+  if (!lookup.info) {
+    std::string example;
+    for (const std::string& size : lookup.definition->sizes) example += "," + size + "=...";
+    throw SearchError("the sizes of a definition are given by name: --size " + example.substr(1),
+                      kExitUsage);
+  }
+  defined = std::move(lookup.info);
+  sizes = lookup.sizes;
+  return &*defined;
+}
+
+}  // namespace
 
 struct SearchRun::State {
   SearchRequest request;
   const backbone::KernelInfo* info = nullptr;
+  /// The kernel of a definition, which `info` then points to.
+  std::optional<backbone::KernelInfo> defined;
   backbone::Sizes sizes;
+  /// The device, when this process measures on it.
   std::unique_ptr<device::Evaluator> device;
+  /// As device::Evaluator names them, whichever device measures.
+  std::string device_name;
+  std::string device_architecture;
+  std::string device_model;
   perf_model::Description description;
   std::unique_ptr<backbone::Kernel> kernel;
   std::unique_ptr<gpu_space::Candidate> root;
   std::unique_ptr<perf_model::Model> model;
-  std::unique_ptr<search::DeviceEvaluator> evaluator;
+  std::unique_ptr<search::CandidateEvaluator> evaluator;
   std::unique_ptr<search::Session> session;
   std::string what;
   std::filesystem::path dir;
@@ -42,40 +79,54 @@ struct SearchRun::State {
     SCULPT_CHECK(candidate->apply(actions) == spacegen::Status::Ok)
         << "a recalled candidate does not replay";
     return search::kernel_code(static_cast<const gpu_space::Candidate&>(*candidate),
-                               evaluator->language(), "candidate");
+                               search::device_language(device_name), "candidate");
   }
 };
 
 SearchRun::SearchRun(const SearchRequest& request) : s_(std::make_unique<State>()) {
   State& s = *s_;
   s.request = request;
-  const backbone::ZooLookup lookup = backbone::lookup_kernel(request.kernel, request.size);
-  if (!lookup.ok()) throw SearchError(lookup.error, kExitUsage);
-  s.info = lookup.info;
-  s.sizes = lookup.sizes;
+  s.info = choose_kernel(request, s.defined, s.sizes);
   std::string error;
-  s.device = make_device(request.device, &error);
-  if (!s.device) throw SearchError(error, kExitUsage);
-  if (request.size.empty() && s.device->name() == "cpu") {
+  if (request.remote) {
+    s.device_name = request.remote->name;
+    s.device_architecture = request.remote->architecture;
+    s.device_model = request.remote->model;
+  } else if (request.device == search::StandInDevice::kName) {
+    s.device_name = s.device_architecture = s.device_model = search::StandInDevice::kName;
+  } else {
+    s.device = make_device(request.device, &error);
+    if (!s.device) throw SearchError(error, kExitUsage);
+    s.device_name = s.device->name();
+    s.device_architecture = s.device->architecture();
+    s.device_model = s.device->model();
+  }
+  if (request.size.empty() && s.device_name == "cpu") {
     // A kernel's default sizes are a GPU's: on the CPU, a search of them would evaluate a few
     // candidates a minute (matmul 1024^3: 4). At most 2^24 points (matmul 256^3) it explores
     // the space in minutes.
     s.sizes = backbone::scaled_down(s.sizes, std::int64_t{1} << 24);
   }
   std::optional<perf_model::Description> description =
-      search::device_description(s.device->architecture(), request.description, &error);
+      search::device_description(s.device_architecture, request.description, &error);
   if (!description) throw SearchError(error, kExitUsage);
   s.description = std::move(*description);
   s.kernel = std::make_unique<backbone::Kernel>(s.info->build(s.sizes));
   s.root = gpu_space::make_root(*s.kernel, s.description.limits);
   if (s.root->conflict()) {
-    throw SearchError(fmt::format("the space of {} is empty: {}", request.kernel,
-                                  s.root->conflict()->to_string()),
-                      kExitNothingValid);
+    throw SearchError(
+        fmt::format("the space of {} is empty: {}", s.info->name, s.root->conflict()->to_string()),
+        kExitNothingValid);
   }
   s.model = std::make_unique<perf_model::Model>(*s.kernel, s.description);
-  s.evaluator = std::make_unique<search::DeviceEvaluator>(
-      *s.device, search::make_problem(*s.info, s.sizes, *s.kernel, request.session.seed));
+  if (request.remote) {
+    s.evaluator = request.remote->open(s.info->name, s.sizes, request.session.seed);
+  } else if (s.device) {
+    s.evaluator = std::make_unique<search::DeviceEvaluator>(
+        *s.device, search::make_problem(*s.info, s.sizes, *s.kernel, request.session.seed));
+  } else {
+    s.evaluator = std::make_unique<search::StandInDevice>(request.stand_in_latency);
+  }
   try {
     s.session =
         std::make_unique<search::Session>(*s.root, *s.evaluator, s.model.get(), request.session);
@@ -83,8 +134,8 @@ SearchRun::SearchRun(const SearchRequest& request) : s_(std::make_unique<State>(
     throw SearchError(e.what(), kExitUsage);
   }
   const std::string sizes = backbone::format_sizes(s.sizes);
-  s.what = fmt::format("{} {} on {}", request.kernel, sizes, s.device->name());
-  s.dir = request.out.empty() ? std::filesystem::path("runs") / (request.kernel + "-" + sizes)
+  s.what = fmt::format("{} {} on {}", s.info->name, sizes, s.device_name);
+  s.dir = request.out.empty() ? std::filesystem::path("runs") / (s.info->name + "-" + sizes)
                               : request.out;
 }
 
@@ -93,7 +144,7 @@ SearchRun::~SearchRun() = default;
 const std::string& SearchRun::what() const { return s_->what; }
 const backbone::KernelInfo& SearchRun::kernel() const { return *s_->info; }
 const backbone::Sizes& SearchRun::sizes() const { return s_->sizes; }
-const device::Evaluator& SearchRun::device() const { return *s_->device; }
+const std::string& SearchRun::device_model() const { return s_->device_model; }
 std::uint64_t SearchRun::space_hash() const { return s_->root->table().model_hash; }
 std::uint64_t SearchRun::description_hash() const {
   return support::Fnv1a().add(s_->description.to_json()).value();
@@ -104,9 +155,9 @@ void SearchRun::open_folder() {
   State& s = *s_;
   const search::SessionOptions& options = s.request.session;
   search::RunFolder::Identity identity{
-      {1, s.info->name, s.sizes.entries(), s.device->name(), space_hash(), options.seed,
+      {1, s.info->name, s.sizes.entries(), s.device_name, space_hash(), options.seed,
        std::string(search::to_string(options.algorithm))},
-      s.evaluator->language(),
+      search::device_language(s.device_name),
       s.what};
   try {
     if (s.request.resume) {
@@ -124,6 +175,10 @@ void SearchRun::open_folder() {
       std::error_code error;
       s.made_dir = !std::filesystem::exists(s.dir, error);
       s.folder.emplace(search::RunFolder::create(s.dir, identity));
+      // What `sculpt report` and `sculpt replay` rebuild a definition's kernel from.
+      if (!s.request.definition.empty()) {
+        frontend::save_definition(s.dir, s.request.definition);
+      }
     }
   } catch (const std::runtime_error& e) {
     throw SearchError(e.what(), kExitUsage);

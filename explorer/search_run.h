@@ -1,9 +1,11 @@
 #pragma once
-// One search of a zoo kernel for one problem size on a device, as `sculpt search` and the
-// library call (sculpt.h) run it: the device and its description, the space's root and model, the
-// run folder (new, or resumed from its log), the session, and at the end the report. Preparing
-// and running are separate steps so that the library can look its cache up in between, once it
-// knows the device and the space.
+// One search of a zoo kernel for one problem size on a device (of this process, a stand-in, or
+// those of an MPI job's evaluator ranks), as `sculpt search` and the library call (sculpt.h) run
+// it: the device and its description, the space's root and model, the run folder (new, or
+// resumed from its log), the session, and at the end the report. Preparing and running are
+// separate steps so that the library can look its cache up in between, once it knows the device
+// and the space.
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -15,16 +17,32 @@
 
 #include "backbone/zoo/zoo.h"
 #include "device/evaluator.h"
+#include "search/candidate_evaluator.h"
 #include "search/run_folder.h"
 #include "search/session.h"
 
 namespace sculpt::explorer {
 
+/// Evaluators of candidates that this process does not hold (the evaluator ranks of an MPI
+/// job, distributed/): what they measure on, and the evaluator of a problem on them.
+struct RemoteDevice {
+  /// As device::Evaluator names them: "cpu", "cuda", "stand-in"; "sm_90"; the GPU's model.
+  std::string name;
+  std::string architecture;
+  std::string model;
+  /// The evaluator of kernel `kernel` (of the zoo, or of the request's definition) at `sizes`,
+  /// its inputs drawn from `seed`. Throws SearchError.
+  std::function<std::unique_ptr<search::CandidateEvaluator>(
+      const std::string& kernel, const backbone::Sizes& sizes, std::uint64_t seed)>
+      open;
+};
+
 struct SearchRequest {
   std::string kernel;
   /// "1024x1024x1024"; empty: the kernel's defaults.
   std::string size;
-  /// auto (the GPU when one answers), cpu or cuda.
+  /// auto (the GPU when one answers), cpu, cuda, or stand-in (search/stand_in_device.h: times a
+  /// known function of each candidate, for tests and benchmarks).
   std::string device = "auto";
   /// A shipped description's name or a file; empty: the device's.
   std::string description;
@@ -32,6 +50,15 @@ struct SearchRequest {
   /// The run folder; empty: runs/KERNEL-SIZE.
   std::filesystem::path out;
   bool resume = false;
+  /// How long the stand-in device takes per evaluation.
+  std::chrono::microseconds stand_in_latency{0};
+  /// Where candidates are measured when not on `device` in this process.
+  std::optional<RemoteDevice> remote{};
+  /// A kernel of one's own: the text of Tensor Comprehensions definitions
+  /// (frontend/LANGUAGE.md) and the file it came from, for messages. `kernel` then picks one
+  /// (empty: the only one) and `size` gives its sizes by name ("M=256,N=256,K=32").
+  std::string definition{};
+  std::string definition_file{};
 };
 
 /// Why a search could not run: one message for the user and the exit code it calls for.
@@ -87,7 +114,8 @@ class SearchRun {
   const std::string& what() const;
   const backbone::KernelInfo& kernel() const;
   const backbone::Sizes& sizes() const;
-  const device::Evaluator& device() const;
+  /// Which device exactly (device::Evaluator::model): "NVIDIA H100 80GB HBM3 (sm_90)", "cpu".
+  const std::string& device_model() const;
   /// Identifies the space (its hash) and the device description the bounds use.
   std::uint64_t space_hash() const;
   std::uint64_t description_hash() const;

@@ -7,6 +7,10 @@
 
 namespace sculpt::search {
 
+device::Language device_language(std::string_view device) {
+  return device == "cuda" ? device::Language::ptx : device::Language::c;
+}
+
 device::LaunchConfig launch_config(const codegen::LoweredKernel& lowered) {
   SCULPT_CHECK(lowered.num_blocks() < (std::int64_t{1} << 31)) << "too many blocks for a 1-D grid";
   device::LaunchConfig launch;
@@ -34,9 +38,7 @@ device::KernelCode kernel_code(const gpu_space::Candidate& candidate, device::La
 
 DeviceEvaluator::DeviceEvaluator(device::Evaluator& device,
                                  std::shared_ptr<const device::Problem> problem)
-    : device_(device),
-      problem_(std::move(problem)),
-      language_(device.name() == "cuda" ? device::Language::ptx : device::Language::c) {}
+    : device_(device), problem_(std::move(problem)), language_(device_language(device.name())) {}
 
 Submission DeviceEvaluator::prepare(const spacegen::CandidateBase& candidate,
                                     double bound_ns) const {

@@ -7,6 +7,7 @@
 #include <future>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "codegen/lowered.h"
 #include "device/cutoff.h"
@@ -14,6 +15,10 @@
 #include "gpu_space/space.h"
 
 namespace sculpt::search {
+
+/// The language a device named `device` (device::Evaluator::name) compiles: PTX for CUDA,
+/// else C.
+device::Language device_language(std::string_view device);
 
 /// How a lowered kernel is launched: a 1-D grid of blocks of its thread shape.
 device::LaunchConfig launch_config(const codegen::LoweredKernel& lowered);
@@ -46,7 +51,11 @@ class CandidateEvaluator {
                                                  std::shared_ptr<device::Cutoff> cutoff) = 0;
   virtual void cancel_waiting() = 0;
   virtual void wait_while_measuring() const = 0;
+  /// Summed over its queues.
   virtual device::DeviceTimes times() const = 0;
+  /// Candidates it measures at once: one per device queue (several devices in a distributed
+  /// search), so that the session keeps enough in flight to keep each busy.
+  virtual int queues() const { return 1; }
 };
 
 /// A device measuring candidates on one problem.
@@ -63,7 +72,7 @@ class DeviceEvaluator final : public CandidateEvaluator {
   void cancel_waiting() override { device_.cancel_waiting(); }
   void wait_while_measuring() const override { device_.wait_while_measuring(); }
   device::DeviceTimes times() const override { return device_.times(); }
-  /// The language the device compiles: PTX for CUDA, else C.
+  /// The language the device compiles (device_language).
   device::Language language() const { return language_; }
 
  private:

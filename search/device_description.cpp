@@ -267,7 +267,8 @@ std::optional<perf_model::Description> device_description(std::string_view devic
                                                           const std::string& requested,
                                                           std::string* error) {
   if (!requested.empty()) return perf_model::Description::load(requested, error);
-  if (device == "cuda") return perf_model::Description::named("sm_90");
+  // The stand-in device (search/stand_in_device.h) stands in for a GPU.
+  if (device == "cuda" || device == "stand-in") return perf_model::Description::named("sm_90");
   if (device != "cpu") {
     const std::vector<std::string> shipped = perf_model::Description::shipped();
     if (std::find(shipped.begin(), shipped.end(), device) != shipped.end()) {

@@ -147,6 +147,12 @@ LogEvaluation evaluation_of(const json& j, std::optional<std::int64_t> previous_
   if (e.runs < 0) throw std::invalid_argument(fmt::format("runs is {}, a negative count", e.runs));
   e.cut_short = optional_field<bool>(j, "cut_short", false);
   e.message = optional_field<std::string>(j, "message", "");
+  if (j.contains("rank")) {
+    e.rank = field<int>(j, "rank");
+    // Rank 0 searches; the others measure.
+    if (*e.rank < 1)
+      throw std::invalid_argument(fmt::format("rank is {}, not a rank that measures", *e.rank));
+  }
   return e;
 }
 
@@ -310,6 +316,7 @@ void EventLog::write(const LogEvaluation& e) {
                {"runs", e.runs}};
   if (e.cut_short) line["cut_short"] = true;
   if (!e.message.empty()) line["message"] = e.message;
+  if (e.rank) line["rank"] = *e.rank;
   write_line(line.dump());
 }
 

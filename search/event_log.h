@@ -38,6 +38,7 @@ struct LogEvaluation {
   int runs = 0;
   bool cut_short = false;  // timed less than planned: slower than the search's cutoff
   std::string message;
+  std::optional<int> rank;  // the MPI rank that measured it, in a distributed search
 };
 
 /// The statistics line a session ends with (SessionStats, as JSON).

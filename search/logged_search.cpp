@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "frontend/definition.h"
 #include "search/device_description.h"
 
 namespace sculpt::search {
@@ -44,14 +45,25 @@ LoggedSearch LoggedSearch::open(const std::filesystem::path& path, const std::st
   s.truncated_line_ = truncated_last_line(s.path_, s.log_);
 
   const LogHeader& header = s.log_.header;
-  std::string size;
-  for (const auto& [name, value] : header.sizes)
-    size += (size.empty() ? "" : "x") + std::to_string(value);
-  const backbone::ZooLookup lookup = backbone::lookup_kernel(header.kernel, size);
-  if (!lookup.ok())
-    throw std::runtime_error(fmt::format("{}:1: {}", s.path_.string(), lookup.error));
-  s.info_ = lookup.info;
-  s.sizes_ = lookup.sizes;
+  // A kernel of one's own: the definition the search kept in its run folder.
+  if (std::optional<frontend::DefinitionLookup> defined =
+          frontend::lookup_run_definition(s.path_.parent_path(), header.kernel, header.sizes)) {
+    if (!defined->ok()) {
+      throw std::runtime_error(fmt::format("{}:1: {}", s.path_.string(), defined->error));
+    }
+    s.defined_ = std::make_shared<const backbone::KernelInfo>(std::move(*defined->info));
+    s.info_ = s.defined_.get();
+    s.sizes_ = defined->sizes;
+  } else {
+    std::string size;
+    for (const auto& [name, value] : header.sizes)
+      size += (size.empty() ? "" : "x") + std::to_string(value);
+    const backbone::ZooLookup lookup = backbone::lookup_kernel(header.kernel, size);
+    if (!lookup.ok())
+      throw std::runtime_error(fmt::format("{}:1: {}", s.path_.string(), lookup.error));
+    s.info_ = lookup.info;
+    s.sizes_ = lookup.sizes;
+  }
   std::string error;
   std::optional<perf_model::Description> d = device_description(header.device, description, &error);
   if (!d) throw std::runtime_error(error);

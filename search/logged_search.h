@@ -21,7 +21,8 @@ namespace sculpt::search {
 
 class LoggedSearch {
  public:
-  /// Reads `path` (a log, or a run folder holding log.jsonl) and rebuilds its space with
+  /// Reads `path` (a log, or a run folder holding log.jsonl) and rebuilds its space (of a zoo
+  /// kernel, or of a definition the run folder keeps, frontend/definition.h) with
   /// `description` (a shipped description's name or a file; empty: the logged device's, as
   /// search::device_description says). Throws std::runtime_error with one message naming the
   /// file and line: an unreadable or damaged log, an unknown kernel or sizes, a log written on
@@ -65,6 +66,8 @@ class LoggedSearch {
   std::vector<std::size_t> lines_;  // of log_.evaluations, in order
   std::optional<std::size_t> truncated_line_;
   const backbone::KernelInfo* info_ = nullptr;
+  /// The kernel of a definition its run folder keeps, which `info_` then points to.
+  std::shared_ptr<const backbone::KernelInfo> defined_;
   backbone::Sizes sizes_;
   std::unique_ptr<const backbone::Kernel> kernel_;
   perf_model::Description description_;

@@ -67,6 +67,7 @@ void RunFolder::record(const Evaluated& e) {
   entry.runs = e.evaluation.runs;
   entry.cut_short = e.evaluation.cut_short;
   entry.message = e.evaluation.message.substr(0, 2000);
+  entry.rank = e.evaluation.rank;
   log_.write(entry);
   if (tally_.add(entry) && !e.code.source.empty()) write_best_code(e.code);
 }

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <condition_variable>
 #include <deque>
@@ -159,9 +160,12 @@ bool Session::recall(std::int64_t id, const std::vector<spacegen::Action>& actio
 class Session::Run {
  public:
   Run(Session& session, const std::function<void(Evaluated&&)>& on_evaluated)
-      : s_(session), on_evaluated_(on_evaluated), start_(Clock::now()) {
+      : s_(session),
+        on_evaluated_(on_evaluated),
+        start_(Clock::now()),
+        queues_(std::max(s_.evaluator_.queues(), 1)) {
     const SessionOptions& o = s_.options_;
-    in_flight_ = o.in_flight > 0 ? o.in_flight : 2 * o.threads + 2;
+    in_flight_ = o.in_flight > 0 ? o.in_flight : 2 * std::max(o.threads, queues_) + 2;
     // A budget past what the clock holds (centuries) is no limit: adding it would overflow.
     deadline_ = o.budget && *o.budget < Clock::time_point::max() - start_
                     ? start_ + std::chrono::duration_cast<Clock::duration>(*o.budget)
@@ -223,7 +227,8 @@ class Session::Run {
     stats_.measure_s = device_after.measuring_s - device_before.measuring_s;
     const double span = std::chrono::duration<double>(end - idle_from_.first).count();
     stats_.device_idle_share =
-        span > 0 ? std::clamp(1 - (device_after.measuring_s - idle_from_.second) / span, 0.0, 1.0)
+        span > 0 ? std::clamp(1 - (device_after.measuring_s - idle_from_.second) / (span * queues_),
+                              0.0, 1.0)
                  : 0;
     return stats_;
   }
@@ -426,6 +431,7 @@ class Session::Run {
   const std::function<void(Evaluated&&)>& on_evaluated_;
   Clock::time_point start_;
   Clock::time_point deadline_;
+  int queues_ = 1;
   int in_flight_ = 4;
   std::shared_ptr<device::Cutoff> cutoff_;
   std::int64_t first_id_ = 0;

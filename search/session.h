@@ -5,8 +5,9 @@
 // branch-and-bound, random) only proposes candidates and hears their times.
 //
 // Threads: `threads` searching threads propose, generate code and submit while the device
-// measures, keeping up to `in_flight` (2 threads + 2) evaluations queued so that the device never
-// waits for a candidate; the calling thread collects evaluations in id order. With one thread it
+// measures, keeping up to `in_flight` (2 threads + 2, or 2 per device queue + 2 where the evaluator
+// has more queues than threads) evaluations queued so that no device waits for a candidate; the
+// calling thread collects evaluations in id order. With one thread it
 // also does the searching, at fixed points (between collections), so that a seed fixes the whole
 // search. A candidate is submitted only when its bound is below the best time collected so far, and
 // a candidate already evaluated is never measured again (the algorithm hears its time again).
@@ -47,7 +48,9 @@ struct SessionOptions {
   /// Searching threads.
   int threads = 1;
   /// Evaluations submitted and not yet collected; 0: 2 threads + 2 (the collecting thread may
-  /// lag on a loaded machine while the device works through what it holds).
+  /// lag on a loaded machine while the device works through what it holds), or 2 per device
+  /// queue (CandidateEvaluator::queues) + 2 when that is more: one measured and one compiled
+  /// on each.
   int in_flight = 0;
   /// A candidate stops being timed once its runs average over this many times the best time
   /// measured before it (device::Cutoff): 0 or at least 1; 0: each is timed as the device plans.
@@ -101,7 +104,7 @@ struct SessionStats {
   double compile_s = 0;
   double measure_s = 0;
   /// Share of the wall time from the fifth evaluation collected (the first, in a shorter
-  /// session) to the end during which the device measured nothing.
+  /// session) to the end during which the device measured nothing (averaged over its queues).
   double device_idle_share = 0;
 
   double evaluations_per_s() const { return wall_s > 0 ? evaluated / wall_s : 0; }

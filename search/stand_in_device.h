@@ -17,6 +17,9 @@ namespace sculpt::search {
 
 class StandInDevice final : public CandidateEvaluator {
  public:
+  /// Its device_name(), in logs, and the name `sculpt search --device` knows it by.
+  static constexpr const char* kName = "stand-in";
+
   explicit StandInDevice(std::chrono::microseconds latency, double spread = 3);
   ~StandInDevice() override;
   StandInDevice(const StandInDevice&) = delete;
@@ -25,7 +28,7 @@ class StandInDevice final : public CandidateEvaluator {
   /// The time it gives a candidate of this bound and hash.
   double time_ns(double bound_ns, std::uint64_t hash) const;
 
-  std::string device_name() const override { return "stand-in"; }
+  std::string device_name() const override { return kName; }
   Submission prepare(const spacegen::CandidateBase& candidate, double bound_ns) const override {
     return {{}, bound_ns, candidate.hash()};
   }

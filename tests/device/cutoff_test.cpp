@@ -36,6 +36,19 @@ TEST(Cutoff, StartsFromAPreviousBestAndNeverReachesZero) {
   EXPECT_EQ(Cutoff(1, 0.1).get(), nanoseconds(1));
 }
 
+TEST(Cutoff, IsLoweredByATimeMeasuredElsewhereAndSaysItsBest) {
+  Cutoff cutoff(2);
+  EXPECT_EQ(cutoff.factor(), 2);
+  EXPECT_FALSE(cutoff.best_ns());
+  cutoff.lower(500);
+  EXPECT_EQ(cutoff.best_ns(), 500);
+  EXPECT_EQ(cutoff.get(), nanoseconds(1000));
+  cutoff.lower(800);  // slower: no change
+  EXPECT_EQ(cutoff.best_ns(), 500);
+  cutoff.observe(timed(Check::ok, 400));
+  EXPECT_EQ(cutoff.best_ns(), 400);
+}
+
 TEST(Cutoff, AFactorTooLargeForTheClockCutsNothing) {
   EXPECT_FALSE(Cutoff(1e300, 2000).get());
   EXPECT_FALSE(Cutoff(std::numeric_limits<double>::infinity(), 2000).get());

@@ -1,7 +1,7 @@
-// `sculpt search`: the user errors (unknown kernel, malformed size, budget or seed, a cutoff under
-// 1, a run folder that cannot be made, foreign or corrupt log, a damaged evaluation line, a log
-// another search is writing, a problem larger than memory) that must exit with the usage code and
-// one message.
+// `sculpt search`: the user errors (unknown kernel, malformed size, budget, seed or stand-in
+// latency, a cutoff under 1, a run folder that cannot be made, foreign or corrupt log, a damaged
+// evaluation line, a log another search is writing, a problem larger than memory) that must exit
+// with the usage code and one message.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -56,6 +56,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadSearch{"UnknownAlgorithm",
                   {"--kernel", "axpy", "--algorithm", "annealing"},
                   "unknown algorithm 'annealing' (known: mcts, bb, random)"},
+        BadSearch{"StandInLatencyOfAnotherDevice",
+                  {"--kernel", "axpy", "--device", "cpu", "--stand-in-latency", "1ms"},
+                  "--stand-in-latency is for --device stand-in only"},
+        BadSearch{"MalformedStandInLatency",
+                  {"--kernel", "axpy", "--device", "stand-in", "--stand-in-latency", "2"},
+                  "malformed --stand-in-latency '2' (expected a duration of an hour at most: "
+                  "200ms, 1s)"},
         BadSearch{
             "RunFolderCannotBeMade",
             {"--kernel", "axpy", "--size", "64", "--device", "cpu", "--out", "/proc/sculpt_run"},
@@ -240,6 +247,8 @@ INSTANTIATE_TEST_SUITE_P(
                      l[1]["time_ns"] = nullptr;
                    },
                    "2: an ok evaluation without its time_ns"},
+        DamagedLog{"RankZero", [](auto& l) { l[2]["rank"] = 0; },
+                   "3: rank is 0, not a rank that measures"},
         DamagedLog{"UnknownCheck", [](auto& l) { l[1]["check"] = "fine"; },
                    "2: unknown check 'fine' \\(known: ok, wrong, fault, timeout, compile_error\\)"},
         DamagedLog{"BestDoesNotReplay",

@@ -5,7 +5,8 @@
 // - on matmul with the real model and a device whose times are a known function of the
 //   candidate: one thread and a seed give the same log twice, no candidate is submitted with a
 //   bound at or above the best time collected before it, two threads keep a 50 ms device busy,
-//   a resumed search rebuilds its tree and never measures a logged candidate again;
+//   a resumed search rebuilds its tree and never measures a logged candidate again, an evaluator
+//   of several device queues gets two candidates in flight per queue;
 // - on tiny test spaces enumerated in full: MCTS and branch-and-bound evaluate every candidate
 //   exactly once, then say the space is exhausted.
 #include "search/session.h"
@@ -316,6 +317,48 @@ TEST(Session, TwoThreadsKeepA50MillisecondDeviceBusy) {
   for (const Line& l : out.lines) ids.insert(l.id);
   EXPECT_EQ(ids.size(), 25u);
   EXPECT_EQ(*ids.rbegin(), 24) << "ids are contiguous";
+}
+
+/// A stand-in with `queues` device queues (a distributed search's evaluator), counting what is
+/// submitted to it.
+class StandInQueues final : public CandidateEvaluator {
+ public:
+  explicit StandInQueues(int queues) : queues_(queues), device_(0us) {}
+  std::string device_name() const override { return device_.device_name(); }
+  Submission prepare(const spacegen::CandidateBase& candidate, double bound_ns) const override {
+    return device_.prepare(candidate, bound_ns);
+  }
+  std::future<device::Evaluation> submit(const Submission& submission,
+                                         std::shared_ptr<device::Cutoff> cutoff) override {
+    ++submitted;
+    return device_.submit(submission, std::move(cutoff));
+  }
+  void cancel_waiting() override { device_.cancel_waiting(); }
+  void wait_while_measuring() const override {}
+  device::DeviceTimes times() const override { return device_.times(); }
+  int queues() const override { return queues_; }
+
+  std::atomic<int> submitted{0};
+
+ private:
+  int queues_;
+  StandInDevice device_;
+};
+
+TEST(Session, KeepsTwoCandidatesInFlightPerDeviceQueue) {
+  Problem matmul("matmul", "256x256x32");
+  for (int queues : {1, 4}) {
+    StandInQueues device(queues);
+    SessionOptions options;
+    options.evals = 30;
+    Session session(*matmul.root, device, matmul.model.get(), options);
+    int before_first = -1;
+    session.run([&](Evaluated&&) {
+      if (before_first < 0) before_first = device.submitted;
+    });
+    // One thread submits until the evaluations in flight reach the limit, then collects.
+    EXPECT_EQ(before_first, 2 * queues + 2) << queues << " queues";
+  }
 }
 
 TEST(Session, AResumedSearchRebuildsItsTreeAndMeasuresNoLoggedCandidateAgain) {

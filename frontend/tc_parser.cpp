@@ -1,0 +1,342 @@
+#include "frontend/tc_parser.h"
+
+#include <boost/fusion/include/adapt_struct.hpp>
+#include <boost/spirit/home/x3.hpp>
+#include <string_view>
+
+#include "spacedsl/lexical.h"
+
+namespace ast = sculpt::frontend::ast;
+
+BOOST_FUSION_ADAPT_STRUCT(ast::Call, name, args)
+BOOST_FUSION_ADAPT_STRUCT(ast::DimRange, tensor, dim)
+BOOST_FUSION_ADAPT_STRUCT(ast::Unary, ops, operand)
+BOOST_FUSION_ADAPT_STRUCT(ast::Operation, op, operand)
+BOOST_FUSION_ADAPT_STRUCT(ast::Chain, first, rest)
+BOOST_FUSION_ADAPT_STRUCT(ast::Branches, then, otherwise)
+BOOST_FUSION_ADAPT_STRUCT(ast::Conditional, cond, branches)
+BOOST_FUSION_ADAPT_STRUCT(ast::Param, type, sizes, name)
+BOOST_FUSION_ADAPT_STRUCT(ast::Range, index, lo, hi)
+BOOST_FUSION_ADAPT_STRUCT(ast::Statement, tensor, indices, op, rhs, where)
+BOOST_FUSION_ADAPT_STRUCT(ast::Definition, name, params, outputs, statements)
+
+namespace sculpt::frontend {
+namespace {
+
+namespace x3 = boost::spirit::x3;
+using Iterator = const char*;
+using spacedsl::is_ident_char;
+
+/// A reserved word: matches only when not followed by an identifier character.
+struct Keyword : x3::parser<Keyword> {
+  using attribute_type = x3::unused_type;
+  static const bool has_attribute = false;
+
+  constexpr explicit Keyword(std::string_view w) : word(w) {}
+
+  template <typename Context, typename RContext, typename Attribute>
+  bool parse(Iterator& first, const Iterator& last, const Context& context, RContext&,
+             Attribute&) const {
+    x3::skip_over(first, last, context);
+    if (static_cast<std::size_t>(last - first) < word.size()) return false;
+    if (std::string_view(first, word.size()) != word) return false;
+    Iterator end = first + word.size();
+    if (end != last && is_ident_char(*end)) return false;
+    first = end;
+    return true;
+  }
+
+  std::string_view word;
+};
+
+/// Thrown where expressions nest deeper than kMaxNesting.
+struct TooDeep {
+  Iterator where;
+};
+
+thread_local int nesting = 0;
+
+/// Counts how deep the expressions being parsed nest; every nesting goes through `expr`.
+template <typename Subject>
+struct NestingGuard : x3::unary_parser<Subject, NestingGuard<Subject>> {
+  using base = x3::unary_parser<Subject, NestingGuard<Subject>>;
+  static const bool is_pass_through_unary = true;
+
+  constexpr explicit NestingGuard(const Subject& subject) : base(subject) {}
+
+  template <typename Context, typename RContext, typename Attribute>
+  bool parse(Iterator& first, const Iterator& last, const Context& context, RContext& rcontext,
+             Attribute& attr) const {
+    if (nesting >= kMaxNesting) throw TooDeep{first};
+    ++nesting;
+    struct Exit {
+      ~Exit() { --nesting; }
+    } exit;
+    return this->subject.parse(first, last, context, rcontext, attr);
+  }
+};
+
+struct NestingGen {
+  template <typename Subject>
+  constexpr NestingGuard<typename x3::extension::as_parser<Subject>::value_type> operator[](
+      const Subject& subject) const {
+    return NestingGuard<typename x3::extension::as_parser<Subject>::value_type>(
+        x3::as_parser(subject));
+  }
+};
+constexpr NestingGen nested{};
+
+}  // namespace
+}  // namespace sculpt::frontend
+
+namespace boost::spirit::x3 {
+template <>
+struct get_info<sculpt::frontend::Keyword> {
+  using result_type = std::string;
+  std::string operator()(const sculpt::frontend::Keyword& k) const {
+    return "'" + std::string(k.word) + "'";
+  }
+};
+}  // namespace boost::spirit::x3
+
+namespace sculpt::frontend {
+namespace {
+
+/// Lets on_success turn iterators into offsets.
+struct BeginTag;
+
+/// Rule ids derive from this so that every located node records where it starts.
+struct Annotate {
+  template <typename Attribute, typename Context>
+  void on_success(const Iterator& first, const Iterator&, Attribute& attr, const Context& context) {
+    if constexpr (std::is_base_of_v<ast::Located, Attribute>) {
+      attr.offset = static_cast<std::size_t>(first - x3::get<BeginTag>(context));
+    }
+  }
+};
+
+constexpr Keyword kw_def{"def"}, kw_where{"where"}, kw_in{"in"};
+const auto reserved = kw_def | kw_where;
+
+const auto ident_start = x3::char_('a', 'z') | x3::char_('A', 'Z') | x3::char_('_');
+const auto ident_char = ident_start | x3::char_('0', '9');
+const auto digit = x3::char_('0', '9');
+const auto blank = x3::char_(' ') | x3::char_('\t') | x3::char_('\r') | x3::char_('\n');
+const auto skipper = blank | (x3::lit('#') >> *(x3::char_ - x3::eol));
+
+const auto set_text = [](auto& ctx) {
+  x3::_val(ctx).text.assign(x3::_attr(ctx).begin(), x3::_attr(ctx).end());
+};
+
+// Rule ids; each names what an "expected ..." message says when the rule is missing.
+#define SCULPT_RULE(id, type, what) \
+  struct id##_id : Annotate {};     \
+  const x3::rule<id##_id, type> id{what};
+
+// A rule whose definition has a semantic action sees no attribute in on_success, so each
+// such rule is an inner `_text` rule wrapped by an annotated one.
+#define SCULPT_INNER_RULE(id, type, what) \
+  struct id##_text_id {};                 \
+  const x3::rule<id##_text_id, type> id##_text{what};
+
+SCULPT_INNER_RULE(name, ast::Name, "a name")
+SCULPT_INNER_RULE(number, ast::Number, "a number")
+#undef SCULPT_INNER_RULE
+
+SCULPT_RULE(name, ast::Name, "a name")
+SCULPT_RULE(number, ast::Number, "a number")
+SCULPT_RULE(expr, ast::Expr, "an expression")
+SCULPT_RULE(call, ast::Call, "a call 'name(...)'")
+SCULPT_RULE(dim_range, ast::DimRange, "'tensor.dimension'")
+SCULPT_RULE(primary, ast::Expr, "an expression")
+SCULPT_RULE(unary_op, std::string, "'-', '+' or '!'")
+SCULPT_RULE(unary, ast::Unary, "an expression")
+SCULPT_RULE(mul_op, std::string, "'*', '/' or '%'")
+SCULPT_RULE(mul_operation, ast::Operation, "an operation")
+SCULPT_RULE(multiplicative, ast::Chain, "an expression")
+SCULPT_RULE(add_op, std::string, "'+' or '-'")
+SCULPT_RULE(add_operation, ast::Operation, "an operation")
+SCULPT_RULE(additive, ast::Chain, "an expression")
+SCULPT_RULE(compare_op, std::string, "a comparison")
+SCULPT_RULE(compare_operation, ast::Operation, "a comparison")
+SCULPT_RULE(comparison, ast::Chain, "an expression")
+SCULPT_RULE(and_operation, ast::Operation, "'&&'")
+SCULPT_RULE(logical_and, ast::Chain, "an expression")
+SCULPT_RULE(or_operation, ast::Operation, "'||'")
+SCULPT_RULE(logical_or, ast::Chain, "an expression")
+SCULPT_RULE(branches, ast::Branches, "'?'")
+SCULPT_RULE(conditional, ast::Conditional, "an expression")
+SCULPT_RULE(size_list, std::vector<ast::Name>, "sizes 'name, ...'")
+SCULPT_RULE(param, ast::Param, "a parameter 'type(sizes) name'")
+SCULPT_RULE(params, std::vector<ast::Param>, "parameters")
+SCULPT_RULE(arrow, x3::unused_type, "'->'")
+SCULPT_RULE(outputs, std::vector<ast::Name>, "the outputs '(name, ...)'")
+SCULPT_RULE(assign_op, std::string,
+            "an assignment ('=', '+=!', '+=', '*=!', '*=', 'min=!', 'min=', 'max=!' or 'max=')")
+SCULPT_RULE(range, ast::Range, "a range 'index in lo:hi'")
+SCULPT_RULE(where, std::vector<ast::Range>, "'where'")
+SCULPT_RULE(statement, ast::Statement, "a statement 'tensor(indices) = expression'")
+SCULPT_RULE(body_end, x3::unused_type, "a statement 'tensor(indices) = expression' or '}'")
+SCULPT_RULE(definition, ast::Definition, "a definition 'def name(...) -> (...) { ... }'")
+#undef SCULPT_RULE
+
+const auto name_text_def = !reserved >> x3::raw[x3::lexeme[ident_start >> *ident_char]][set_text];
+// C's literals: 2, 2.5, .5, 1e-3, 1.5f; never directly followed by a name's character.
+const auto number_text_def = x3::raw[x3::lexeme[((+digit >> -('.' >> *digit)) | ('.' >> +digit)) >>
+                                                -(x3::char_("eE") >> -x3::char_("+-") >> +digit) >>
+                                                -x3::char_("fF") >> !ident_char]][set_text];
+
+const auto expr_def = nested[conditional];
+const auto call_def = (name >> '(') > -(expr % ',') > ')';
+const auto dim_range_def = name >> x3::lexeme['.' >> x3::raw[+digit]];
+const auto primary_def = number | call | dim_range | name | ('(' > expr > ')');
+const auto unary_op_def = x3::string("-") | x3::string("+") | (x3::string("!") >> !x3::lit('='));
+const auto unary_def = *unary_op >> primary;
+const auto mul_op_def = x3::string("*") | x3::string("/") | x3::string("%");
+const auto mul_operation_def = (mul_op >> !x3::lit('=')) > unary;
+const auto multiplicative_def = unary >> *mul_operation;
+const auto add_op_def = x3::string("+") | x3::string("-");
+const auto add_operation_def = (add_op >> !x3::lit('=')) > multiplicative;
+const auto additive_def = multiplicative >> *add_operation;
+const auto compare_op_def = x3::string("==") | x3::string("!=") | x3::string("<=") |
+                            x3::string(">=") | x3::string("<") | x3::string(">");
+const auto compare_operation_def = compare_op > additive;
+const auto comparison_def = additive >> *compare_operation;
+const auto and_operation_def = x3::string("&&") > comparison;
+const auto logical_and_def = comparison >> *and_operation;
+const auto or_operation_def = x3::string("||") > logical_and;
+const auto logical_or_def = logical_and >> *or_operation;
+const auto branches_def = '?' > expr > ':' > expr;
+const auto conditional_def = logical_or >> -branches;
+
+const auto size_list_def = '(' > (name % ',') > ')';
+const auto param_def = name > -size_list > name;
+const auto params_def = '(' > -(param % ',') > ')';
+const auto arrow_def = x3::lit("->");
+const auto outputs_def = '(' > -(name % ',') > ')';
+const auto assign_op_def =
+    x3::lexeme[x3::string("+=!") | x3::string("+=") | x3::string("*=!") | x3::string("*=") |
+               x3::string("min=!") | x3::string("min=") | x3::string("max=!") | x3::string("max=") |
+               (x3::string("=") >> !x3::lit('='))];
+const auto range_def = name > kw_in > additive > ':' > additive;
+const auto where_def = kw_where > (range % ',');
+const auto statement_def = (name >> '(') > -(expr % ',') > ')' > assign_op > expr > -where >
+                           -x3::lit(';');
+const auto body_end_def = x3::lit('}');
+const auto definition_def = kw_def > name > params > arrow > outputs > '{' > *statement > body_end;
+
+const auto name_def = name_text;
+const auto number_def = number_text;
+
+BOOST_SPIRIT_DEFINE(name_text, number_text)
+BOOST_SPIRIT_DEFINE(name, number, expr, call, dim_range, primary, unary_op, unary, mul_op,
+                    mul_operation, multiplicative, add_op, add_operation, additive, compare_op,
+                    compare_operation, comparison, and_operation, logical_and, or_operation,
+                    logical_or, branches, conditional, size_list, param, params, arrow, outputs,
+                    assign_op, range, where, statement, body_end, definition)
+
+/// Skips blanks and comments, as the skipper does.
+std::size_t skip_blank(const std::string& text, std::size_t pos) {
+  while (pos < text.size()) {
+    const char c = text[pos];
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+      ++pos;
+    } else if (c == '#') {
+      pos = text.find('\n', pos);
+      if (pos == std::string::npos) return text.size();
+    } else {
+      break;
+    }
+  }
+  return pos;
+}
+
+/// What the parser found at `pos`, for "expected X but found Y".
+std::string describe_token(const std::string& text, std::size_t pos) {
+  if (pos >= text.size()) return "end of file";
+  const char c = text[pos];
+  if (c == '\n' || c == '\r') return "end of line";
+  if (is_ident_char(c)) {
+    std::size_t end = pos + 1;
+    while (end < text.size() && is_ident_char(text[end]) && end - pos < 40) ++end;
+    return "'" + text.substr(pos, end - pos) + "'";
+  }
+  static constexpr std::string_view operators[] = {
+      "+=!", "*=!", "->", "+=", "*=", "==", "!=", "<=", ">=", "&&", "||"};
+  for (std::string_view op : operators) {
+    if (text.compare(pos, op.size(), op) == 0) return "'" + std::string(op) + "'";
+  }
+  const auto u = static_cast<unsigned char>(c);
+  if (u >= 0x21 && u < 0x7f) return std::string("'") + c + "'";
+  static const char* hex = "0123456789abcdef";
+  return std::string("byte 0x") + hex[u >> 4] + hex[u & 15];
+}
+
+/// The start of the next line after `pos` whose first word is `def`.
+std::size_t next_definition_line(const std::string& text, std::size_t pos) {
+  while (true) {
+    pos = text.find('\n', pos);
+    if (pos == std::string::npos) return text.size();
+    ++pos;
+    std::size_t word = pos;
+    while (word < text.size() && (text[word] == ' ' || text[word] == '\t')) ++word;
+    std::size_t end = word;
+    while (end < text.size() && is_ident_char(text[end])) ++end;
+    if (std::string_view(text.data() + word, end - word) == "def") return pos;
+  }
+}
+
+// Past this many syntax errors in one file the rest is noise.
+constexpr std::size_t kMaxSyntaxErrors = 50;
+
+}  // namespace
+
+ast::File parse(const SourceFile& source, Diagnostics& diags) {
+  ast::File file;
+  const std::string& text = source.text();
+  const Iterator begin = text.data();
+  const Iterator end = begin + text.size();
+  const auto parser = x3::with<BeginTag>(begin)[definition];
+  std::size_t errors = 0;
+  std::size_t pos = skip_blank(text, 0);
+  while (pos < text.size()) {
+    if (errors == kMaxSyntaxErrors) {
+      report(diags, source, pos, "too many syntax errors, giving up on this file");
+      break;
+    }
+    Iterator it = begin + pos;
+    std::size_t error_at = 0;
+    std::string message;
+    try {
+      ast::Definition parsed;
+      if (x3::phrase_parse(it, end, parser, skipper, parsed)) {
+        file.definitions.push_back(std::move(parsed));
+        pos = skip_blank(text, static_cast<std::size_t>(it - begin));
+        continue;
+      }
+      error_at = pos;
+      message = "expected " + x3::what(definition);
+    } catch (const x3::expectation_failure<Iterator>& e) {
+      error_at = skip_blank(text, static_cast<std::size_t>(e.where() - begin));
+      message = "expected " + e.which();
+    } catch (const TooDeep& e) {
+      error_at = static_cast<std::size_t>(e.where - begin);
+      message = "expressions nest more than " + std::to_string(kMaxNesting) + " deep";
+    }
+    if (message.starts_with("expected ")) message += " but found " + describe_token(text, error_at);
+    // At the end of the file, point just after the last thing written rather than at an
+    // empty last line.
+    if (error_at == text.size()) {
+      while (error_at > 0 && (text[error_at - 1] == '\n' || text[error_at - 1] == '\r' ||
+                              text[error_at - 1] == ' ' || text[error_at - 1] == '\t')) {
+        --error_at;
+      }
+    }
+    report(diags, source, error_at, message);
+    ++errors;
+    pos = skip_blank(text, next_definition_line(text, error_at));
+  }
+  return file;
+}
+
+}  // namespace sculpt::frontend

@@ -1,0 +1,18 @@
+#pragma once
+// The grammar of Tensor Comprehensions definitions (Boost.Spirit X3, kept in tc_parser.cpp alone
+// because it is slow to compile). The language is described in frontend/LANGUAGE.md.
+#include "frontend/source.h"
+#include "frontend/tc_ast.h"
+
+namespace sculpt::frontend {
+
+/// Expressions nest at most this deep (parentheses, calls, selects), so that no input can
+/// exhaust the parser's stack.
+inline constexpr int kMaxNesting = 64;
+
+/// Parses `source` into its definitions. A syntax error is reported as "expected ... but found
+/// ..." at the exact position; parsing then resumes at the next line that starts with `def`, so
+/// one run reports the errors of several definitions. Returns the definitions that parsed.
+ast::File parse(const SourceFile& source, Diagnostics& diags);
+
+}  // namespace sculpt::frontend

@@ -1,0 +1,28 @@
+#pragma once
+// The kernels of frontend/examples/kernels.tc, none of them in the zoo, at small sizes: what the
+// search tests search from their definitions alone.
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace sculpt::frontend::testing {
+
+inline const std::string kKernelsFile =
+    std::string(SCULPT_SOURCE_DIR) + "/frontend/examples/kernels.tc";
+
+struct NewKernel {
+  std::string name;
+  std::string sizes;
+};
+
+inline void PrintTo(const NewKernel& k, std::ostream* out) { *out << k.name; }
+
+inline std::vector<NewKernel> new_kernels() {
+  return {{"outer_product", "M=24,N=16"},
+          {"transpose", "M=16,N=24"},
+          {"conv1d", "M=64,N=5"},
+          {"conv2d", "N=1,C=3,H=10,W=10,F=4,KH=3,KW=3"},
+          {"row_sum", "M=16,N=32"}};
+}
+
+}  // namespace sculpt::frontend::testing
