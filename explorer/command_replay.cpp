@@ -99,11 +99,12 @@ int run_replay(const ReplayOptions& o) {
   } catch (const std::runtime_error& e) {
     return fail(e.what());
   }
+  // A search killed while writing a line: the log is left as it is, for --resume to mend.
   if (const std::optional<std::size_t> line = logged->truncated_line()) {
-    std::fprintf(stderr,
-                 "sculpt replay: warning: %s:%zu: truncated last line (a search stopped while "
-                 "writing it), skipped; `sculpt search --resume` removes it\n",
-                 logged->path().c_str(), *line);
+    return fail(fmt::format(
+        "{}:{}: truncated last line (a search stopped while writing it); `sculpt search "
+        "--resume` removes it",
+        logged->path().string(), *line));
   }
 
   std::vector<const search::LogEvaluation*> chosen;

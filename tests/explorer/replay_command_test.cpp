@@ -151,18 +151,20 @@ TEST_F(ReplayCommand, ABadLogGetsOneLocatedMessageAndExit2) {
                              ": cannot read the log: No such file or directory\n");
 }
 
-// A crash while a line is written leaves it truncated: replay names it and goes on with the
-// rest, leaving the log as it is for --resume to mend. (Lines: the header, 20 evaluations, the
-// session's statistics, then the truncated one.)
-TEST_F(ReplayCommand, ATruncatedLastLineIsNamedAndSkipped) {
+// A crash while a line is written leaves it truncated: replay names it and stops, leaving the
+// log as it is for --resume to mend. (Lines: the header, 20 evaluations, the session's
+// statistics, then the truncated one.)
+TEST_F(ReplayCommand, ATruncatedLastLineIsNamedAndLeftAsItIs) {
   const std::filesystem::path copy = damaged_copy(
       "truncated", [](std::string& log) { log += "{\"kind\":\"evaluation\",\"id\":20,"; });
+  const std::string before = read_file(copy / "log.jsonl");
   const Outcome replay = run_sculpt({"replay", copy.string()});
-  EXPECT_EQ(replay.code, kExitOk) << replay.err;
-  EXPECT_EQ(replay.out, best_code_below_header(*dir_));
-  EXPECT_EQ(replay.err, "sculpt replay: warning: " + (copy / "log.jsonl").string() +
-                            ":23: truncated last line (a search stopped while writing it), "
-                            "skipped; `sculpt search --resume` removes it\n");
+  EXPECT_EQ(replay.code, kExitUsage);
+  EXPECT_EQ(replay.out, "");
+  EXPECT_EQ(replay.err, "sculpt replay: " + (copy / "log.jsonl").string() +
+                            ":23: truncated last line (a search stopped while writing it); "
+                            "`sculpt search --resume` removes it\n");
+  EXPECT_EQ(read_file(copy / "log.jsonl"), before);
   std::filesystem::remove_all(copy);
 }
 
