@@ -1,6 +1,7 @@
 #include "codegen/decisions.h"
 
 #include <bit>
+#include <cstdlib>
 #include <numeric>
 
 #include "support/check.h"
@@ -14,10 +15,79 @@ namespace values = gpu_space::values;
 
 namespace {
 
-/// The single value left in a fully specified enum domain, as its index.
-int only_value(spacegen::ValueSet domain, const char* what, std::uint32_t id) {
+/// The single value left in a fully specified enum domain.
+spacegen::ValueSet only_value(spacegen::ValueSet domain, const char* what, std::uint32_t id) {
   SCULPT_CHECK(std::has_single_bit(domain)) << what << "(" << id << ") is not fixed";
-  return std::countr_zero(domain);
+  return domain;
+}
+
+[[noreturn]] void unknown_value(const char* choice, spacegen::ValueSet value) {
+  SCULPT_CHECK(false) << "a value of " << choice << " codegen does not know: " << value;
+  std::abort();
+}
+
+// The space's values as codegen names them, matched by name (the generated constants), so that
+// reordering a value list in a .space file changes nothing here and renaming or removing a value
+// fails the build.
+
+Order order_of(spacegen::ValueSet value) {
+  switch (value) {
+    case values::order::BEFORE:
+      return Order::kBefore;
+    case values::order::AFTER:
+      return Order::kAfter;
+    case values::order::INNER:
+      return Order::kInner;
+    case values::order::OUTER:
+      return Order::kOuter;
+    case values::order::MERGED:
+      return Order::kMerged;
+  }
+  unknown_value("order", value);
+}
+
+LoopKind loop_kind_of(spacegen::ValueSet value) {
+  switch (value) {
+    case values::dim_kind::LOOP:
+      return LoopKind::kLoop;
+    case values::dim_kind::UNROLL:
+      return LoopKind::kUnroll;
+    case values::dim_kind::VECTOR:
+      return LoopKind::kVector;
+    case values::dim_kind::THREAD:
+      return LoopKind::kThread;
+    case values::dim_kind::BLOCK:
+      return LoopKind::kBlock;
+  }
+  unknown_value("dim_kind", value);
+}
+
+MappingImpl mapping_of(spacegen::ValueSet value) {
+  switch (value) {
+    case values::dim_mapping::MERGED:
+      return MappingImpl::kMerged;
+    case values::dim_mapping::REGISTERS:
+      return MappingImpl::kRegisters;
+    case values::dim_mapping::THREADS:
+      return MappingImpl::kThreads;
+    case values::dim_mapping::MEMORY:
+      return MappingImpl::kMemory;
+  }
+  unknown_value("dim_mapping", value);
+}
+
+Cache cache_of(spacegen::ValueSet value) {
+  switch (value) {
+    case values::cache::CACHE_ALL:
+      return Cache::kAll;
+    case values::cache::CACHE_GLOBAL:
+      return Cache::kGlobal;
+    case values::cache::READ_ONLY:
+      return Cache::kReadOnly;
+    case values::cache::STREAMING:
+      return Cache::kStreaming;
+  }
+  unknown_value("cache", value);
 }
 
 std::int64_t only_size(spacegen::Interval interval, const char* what, std::uint32_t id) {
@@ -55,7 +125,7 @@ Decisions read_decisions(const gpu_space::Candidate& candidate) {
     for (StmtId b : present) {
       if (a == b) continue;
       d.orders_[std::size_t{a.value} * d.stmts_ + b.value] = static_cast<std::uint8_t>(
-          only_value(candidate.get_order(a.value, b.value), "order", a.value));
+          order_of(only_value(candidate.get_order(a.value, b.value), "order", a.value)));
     }
   }
 
@@ -99,8 +169,8 @@ Decisions read_decisions(const gpu_space::Candidate& candidate) {
   for (std::size_t c = 0; c < d.classes.size(); ++c) {
     LoopDim& loop = d.classes[c];
     const DimId first = loop.members.front();
-    const int kind = only_value(candidate.get_dim_kind(stmt(first)), "dim_kind", first.value);
-    loop.kind = static_cast<LoopKind>(kind);  // LOOP, UNROLL, VECTOR, THREAD, BLOCK in order
+    loop.kind =
+        loop_kind_of(only_value(candidate.get_dim_kind(stmt(first)), "dim_kind", first.value));
     loop.size = d.static_size[first.value];
     for (DimId member : loop.members) {
       SCULPT_CHECK(d.static_size[member.value] == loop.size)
@@ -122,8 +192,8 @@ Decisions read_decisions(const gpu_space::Candidate& candidate) {
   }
 
   for (const backbone::DimMapping* m : kernel.dim_mappings()) {
-    d.mapping.push_back(static_cast<MappingImpl>(
-        only_value(candidate.get_dim_mapping(m->id.value), "dim_mapping", m->id.value)));
+    d.mapping.push_back(
+        mapping_of(only_value(candidate.get_dim_mapping(m->id.value), "dim_mapping", m->id.value)));
   }
   d.shared.assign(kernel.mem_capacity(), false);
   for (const backbone::MemRegion* mem : kernel.mem_regions()) {
@@ -133,7 +203,7 @@ Decisions read_decisions(const gpu_space::Candidate& candidate) {
   for (const backbone::Instruction* inst : kernel.mem_instructions()) {
     const std::uint32_t id = kernel.stmt_id(inst->id).value;
     d.cache[inst->id.value] =
-        static_cast<Cache>(only_value(candidate.get_cache(id), "cache", inst->id.value));
+        cache_of(only_value(candidate.get_cache(id), "cache", inst->id.value));
   }
   return d;
 }
