@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config
-  libboost-dev libboost-graph-dev libisl-dev libgmp-dev
+  libboost-dev libisl-dev libgmp-dev
   nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev libjemalloc-dev libopenblas-dev
   clang libclang-rt-14-dev clang-format chromium

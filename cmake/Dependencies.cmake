@@ -1,5 +1,6 @@
 # Every dependency comes from a Debian package installed by setup.sh.
-find_package(Boost 1.74 REQUIRED COMPONENTS graph)
+# Boost: Spirit X3 (the parsers), header-only.
+find_package(Boost 1.74 REQUIRED)
 find_package(fmt REQUIRED)
 find_package(spdlog REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
