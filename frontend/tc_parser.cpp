@@ -4,7 +4,7 @@
 #include <boost/spirit/home/x3.hpp>
 #include <string_view>
 
-#include "spacedsl/lexical.h"
+#include "spacedsl/parse_support.h"
 
 namespace ast = sculpt::frontend::ast;
 
@@ -24,30 +24,15 @@ namespace sculpt::frontend {
 namespace {
 
 namespace x3 = boost::spirit::x3;
-using Iterator = const char*;
-using spacedsl::is_ident_char;
-
-/// A reserved word: matches only when not followed by an identifier character.
-struct Keyword : x3::parser<Keyword> {
-  using attribute_type = x3::unused_type;
-  static const bool has_attribute = false;
-
-  constexpr explicit Keyword(std::string_view w) : word(w) {}
-
-  template <typename Context, typename RContext, typename Attribute>
-  bool parse(Iterator& first, const Iterator& last, const Context& context, RContext&,
-             Attribute&) const {
-    x3::skip_over(first, last, context);
-    if (static_cast<std::size_t>(last - first) < word.size()) return false;
-    if (std::string_view(first, word.size()) != word) return false;
-    Iterator end = first + word.size();
-    if (end != last && is_ident_char(*end)) return false;
-    first = end;
-    return true;
-  }
-
-  std::string_view word;
-};
+namespace parse_support = spacedsl::parse_support;
+using parse_support::BeginTag;
+using parse_support::blank;
+using parse_support::ident_char;
+using parse_support::ident_start;
+using parse_support::Iterator;
+using parse_support::Keyword;
+using parse_support::set_text;
+using Annotate = parse_support::Annotate<ast::Located>;
 
 /// Thrown where expressions nest deeper than kMaxNesting.
 struct TooDeep {
@@ -86,58 +71,11 @@ struct NestingGen {
 };
 constexpr NestingGen nested{};
 
-}  // namespace
-}  // namespace sculpt::frontend
-
-namespace boost::spirit::x3 {
-template <>
-struct get_info<sculpt::frontend::Keyword> {
-  using result_type = std::string;
-  std::string operator()(const sculpt::frontend::Keyword& k) const {
-    return "'" + std::string(k.word) + "'";
-  }
-};
-}  // namespace boost::spirit::x3
-
-namespace sculpt::frontend {
-namespace {
-
-/// Lets on_success turn iterators into offsets.
-struct BeginTag;
-
-/// Rule ids derive from this so that every located node records where it starts.
-struct Annotate {
-  template <typename Attribute, typename Context>
-  void on_success(const Iterator& first, const Iterator&, Attribute& attr, const Context& context) {
-    if constexpr (std::is_base_of_v<ast::Located, Attribute>) {
-      attr.offset = static_cast<std::size_t>(first - x3::get<BeginTag>(context));
-    }
-  }
-};
-
 constexpr Keyword kw_def{"def"}, kw_where{"where"}, kw_in{"in"};
 const auto reserved = kw_def | kw_where;
 
-const auto ident_start = x3::char_('a', 'z') | x3::char_('A', 'Z') | x3::char_('_');
-const auto ident_char = ident_start | x3::char_('0', '9');
 const auto digit = x3::char_('0', '9');
-const auto blank = x3::char_(' ') | x3::char_('\t') | x3::char_('\r') | x3::char_('\n');
 const auto skipper = blank | (x3::lit('#') >> *(x3::char_ - x3::eol));
-
-const auto set_text = [](auto& ctx) {
-  x3::_val(ctx).text.assign(x3::_attr(ctx).begin(), x3::_attr(ctx).end());
-};
-
-// Rule ids; each names what an "expected ..." message says when the rule is missing.
-#define SCULPT_RULE(id, type, what) \
-  struct id##_id : Annotate {};     \
-  const x3::rule<id##_id, type> id{what};
-
-// A rule whose definition has a semantic action sees no attribute in on_success, so each
-// such rule is an inner `_text` rule wrapped by an annotated one.
-#define SCULPT_INNER_RULE(id, type, what) \
-  struct id##_text_id {};                 \
-  const x3::rule<id##_text_id, type> id##_text{what};
 
 SCULPT_INNER_RULE(name, ast::Name, "a name")
 SCULPT_INNER_RULE(number, ast::Number, "a number")
@@ -235,55 +173,22 @@ BOOST_SPIRIT_DEFINE(name, number, expr, call, dim_range, primary, unary_op, unar
                     logical_or, branches, conditional, size_list, param, params, arrow, outputs,
                     assign_op, range, where, statement, body_end, definition)
 
-/// Skips blanks and comments, as the skipper does.
+/// Skips blanks and `#` comments, as the skipper does.
 std::size_t skip_blank(const std::string& text, std::size_t pos) {
-  while (pos < text.size()) {
-    const char c = text[pos];
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-      ++pos;
-    } else if (c == '#') {
-      pos = text.find('\n', pos);
-      if (pos == std::string::npos) return text.size();
-    } else {
-      break;
-    }
-  }
-  return pos;
+  return parse_support::skip_blank(text, pos, "#");
 }
 
 /// What the parser found at `pos`, for "expected X but found Y".
 std::string describe_token(const std::string& text, std::size_t pos) {
-  if (pos >= text.size()) return "end of file";
-  const char c = text[pos];
-  if (c == '\n' || c == '\r') return "end of line";
-  if (is_ident_char(c)) {
-    std::size_t end = pos + 1;
-    while (end < text.size() && is_ident_char(text[end]) && end - pos < 40) ++end;
-    return "'" + text.substr(pos, end - pos) + "'";
-  }
   static constexpr std::string_view operators[] = {
       "+=!", "*=!", "->", "+=", "*=", "==", "!=", "<=", ">=", "&&", "||"};
-  for (std::string_view op : operators) {
-    if (text.compare(pos, op.size(), op) == 0) return "'" + std::string(op) + "'";
-  }
-  const auto u = static_cast<unsigned char>(c);
-  if (u >= 0x21 && u < 0x7f) return std::string("'") + c + "'";
-  static const char* hex = "0123456789abcdef";
-  return std::string("byte 0x") + hex[u >> 4] + hex[u & 15];
+  return parse_support::describe_token(text, pos, {operators, false, false});
 }
 
 /// The start of the next line after `pos` whose first word is `def`.
 std::size_t next_definition_line(const std::string& text, std::size_t pos) {
-  while (true) {
-    pos = text.find('\n', pos);
-    if (pos == std::string::npos) return text.size();
-    ++pos;
-    std::size_t word = pos;
-    while (word < text.size() && (text[word] == ' ' || text[word] == '\t')) ++word;
-    std::size_t end = word;
-    while (end < text.size() && is_ident_char(text[end])) ++end;
-    if (std::string_view(text.data() + word, end - word) == "def") return pos;
-  }
+  static constexpr std::string_view def[] = {"def"};
+  return parse_support::next_line_starting_with(text, pos, def);
 }
 
 // Past this many syntax errors in one file the rest is noise.
@@ -324,15 +229,7 @@ ast::File parse(const SourceFile& source, Diagnostics& diags) {
       message = "expressions nest more than " + std::to_string(kMaxNesting) + " deep";
     }
     if (message.starts_with("expected ")) message += " but found " + describe_token(text, error_at);
-    // At the end of the file, point just after the last thing written rather than at an
-    // empty last line.
-    if (error_at == text.size()) {
-      while (error_at > 0 && (text[error_at - 1] == '\n' || text[error_at - 1] == '\r' ||
-                              text[error_at - 1] == ' ' || text[error_at - 1] == '\t')) {
-        --error_at;
-      }
-    }
-    report(diags, source, error_at, message);
+    report(diags, source, parse_support::error_position(text, error_at), message);
     ++errors;
     pos = skip_blank(text, next_definition_line(text, error_at));
   }

@@ -4,7 +4,7 @@
 #include <boost/spirit/home/x3.hpp>
 #include <string_view>
 
-#include "spacedsl/lexical.h"
+#include "spacedsl/parse_support.h"
 
 namespace ast = sculpt::spacedsl::ast;
 
@@ -31,58 +31,14 @@ namespace sculpt::spacedsl {
 namespace {
 
 namespace x3 = boost::spirit::x3;
-using Iterator = const char*;
-
-/// A reserved word: matches only when not followed by an identifier character.
-struct Keyword : x3::parser<Keyword> {
-  using attribute_type = x3::unused_type;
-  static const bool has_attribute = false;
-
-  constexpr explicit Keyword(std::string_view w) : word(w) {}
-
-  template <typename Context, typename RContext, typename Attribute>
-  bool parse(Iterator& first, const Iterator& last, const Context& context, RContext&,
-             Attribute&) const {
-    x3::skip_over(first, last, context);
-    if (static_cast<std::size_t>(last - first) < word.size()) return false;
-    if (std::string_view(first, word.size()) != word) return false;
-    Iterator end = first + word.size();
-    if (end != last && is_ident_char(*end)) return false;
-    first = end;
-    return true;
-  }
-
-  std::string_view word;
-};
-
-}  // namespace
-}  // namespace sculpt::spacedsl
-
-namespace boost::spirit::x3 {
-template <>
-struct get_info<sculpt::spacedsl::Keyword> {
-  using result_type = std::string;
-  std::string operator()(const sculpt::spacedsl::Keyword& k) const {
-    return "'" + std::string(k.word) + "'";
-  }
-};
-}  // namespace boost::spirit::x3
-
-namespace sculpt::spacedsl {
-namespace {
-
-/// Lets on_success turn iterators into offsets.
-struct BeginTag;
-
-/// Rule ids derive from this so that every located node records where it starts.
-struct Annotate {
-  template <typename Attribute, typename Context>
-  void on_success(const Iterator& first, const Iterator&, Attribute& attr, const Context& context) {
-    if constexpr (std::is_base_of_v<ast::Located, Attribute>) {
-      attr.offset = static_cast<std::size_t>(first - x3::get<BeginTag>(context));
-    }
-  }
-};
+using parse_support::BeginTag;
+using parse_support::blank;
+using parse_support::ident_char;
+using parse_support::ident_start;
+using parse_support::Iterator;
+using parse_support::Keyword;
+using parse_support::set_text;
+using Annotate = parse_support::Annotate<ast::Located>;
 
 constexpr Keyword kw_include{"include"}, kw_set{"set"}, kw_quotient{"quotient"},
     kw_choice{"choice"}, kw_require{"require"}, kw_requires{"requires"}, kw_trigger{"trigger"},
@@ -98,28 +54,11 @@ const auto reserved = kw_include | kw_set | kw_quotient | kw_choice | kw_require
                       kw_symmetric | kw_end | kw_subsetof | kw_disjoint | kw_reverse | kw_when |
                       kw_sum | kw_mul | kw_max;
 
-const auto ident_start = x3::char_('a', 'z') | x3::char_('A', 'Z') | x3::char_('_');
-const auto ident_char = ident_start | x3::char_('0', '9');
-const auto blank = x3::char_(' ') | x3::char_('\t') | x3::char_('\r') | x3::char_('\n');
 const auto skipper = blank | (x3::lit("//") >> *(x3::char_ - x3::eol));
 
-const auto set_text = [](auto& ctx) {
-  x3::_val(ctx).text.assign(x3::_attr(ctx).begin(), x3::_attr(ctx).end());
-};
 const auto set_raw = [](auto& ctx) {
   x3::_val(ctx).raw.assign(x3::_attr(ctx).begin(), x3::_attr(ctx).end());
 };
-
-// Rule ids; each names what an "expected ..." message says when the rule is missing.
-#define SCULPT_RULE(id, type, what) \
-  struct id##_id : Annotate {};     \
-  const x3::rule<id##_id, type> id{what};
-
-// A rule whose definition has a semantic action sees no attribute in on_success, so each
-// such rule is an inner `_text` rule wrapped by an annotated one.
-#define SCULPT_INNER_RULE(id, type, what) \
-  struct id##_text_id {};                 \
-  const x3::rule<id##_text_id, type> id##_text{what};
 
 SCULPT_INNER_RULE(name, ast::Name, "a name")
 SCULPT_INNER_RULE(var, ast::VarRef, "a variable '$name'")
@@ -277,60 +216,22 @@ BOOST_SPIRIT_DEFINE(name, var, host_code, closing_quote, var_decl, arg_decls, ch
                     enum_choice, integer_choice, counter_op, counter_when, counter_choice,
                     choice_body, choice_decl, require_decl, trigger_decl, item)
 
-/// Skips blanks and comments, as the skipper does.
+/// Skips blanks and `//` comments, as the skipper does.
 std::size_t skip_blank(const std::string& text, std::size_t pos) {
-  while (pos < text.size()) {
-    char c = text[pos];
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-      ++pos;
-    } else if (c == '/' && pos + 1 < text.size() && text[pos + 1] == '/') {
-      pos = text.find('\n', pos);
-      if (pos == std::string::npos) return text.size();
-    } else {
-      break;
-    }
-  }
-  return pos;
+  return parse_support::skip_blank(text, pos, "//");
 }
 
 /// What the parser found at `pos`, for "expected X but found Y".
 std::string describe_token(const std::string& text, std::size_t pos) {
-  if (pos >= text.size()) return "end of file";
-  char c = text[pos];
-  if (c == '\n' || c == '\r') return "end of line";
-  if (is_ident_char(c) || c == '$') {
-    std::size_t end = pos + 1;
-    while (end < text.size() && is_ident_char(text[end]) && end - pos < 40) ++end;
-    return "'" + text.substr(pos, end - pos) + "'";
-  }
-  if (c == '"') return "a string";
   static constexpr std::string_view operators[] = {"||", "&&", "->", "==", "!=", "<=", ">="};
-  for (std::string_view op : operators) {
-    if (text.compare(pos, op.size(), op) == 0) return "'" + std::string(op) + "'";
-  }
-  auto u = static_cast<unsigned char>(c);
-  if (u >= 0x21 && u < 0x7f) return std::string("'") + c + "'";
-  static const char* hex = "0123456789abcdef";
-  return std::string("byte 0x") + hex[u >> 4] + hex[u & 15];
+  return parse_support::describe_token(text, pos, {operators, true, true});
 }
 
 /// The start of the next line after `pos` whose first word begins a top-level item.
 std::size_t next_item_line(const std::string& text, std::size_t pos) {
   static constexpr std::string_view starts[] = {"include", "set",     "quotient",
                                                 "choice",  "require", "trigger"};
-  while (true) {
-    pos = text.find('\n', pos);
-    if (pos == std::string::npos) return text.size();
-    ++pos;
-    std::size_t word = pos;
-    while (word < text.size() && (text[word] == ' ' || text[word] == '\t')) ++word;
-    std::size_t end = word;
-    while (end < text.size() && is_ident_char(text[end])) ++end;
-    std::string_view first(text.data() + word, end - word);
-    for (std::string_view s : starts) {
-      if (first == s) return pos;
-    }
-  }
+  return parse_support::next_line_starting_with(text, pos, starts);
 }
 
 // Past this many syntax errors in one file the rest is noise.
@@ -376,14 +277,7 @@ ast::File parse(const SourceFile& source, Diagnostics& diags) {
       if (expected != x3::what(closing_quote)) error_at = skip_blank(text, error_at);
     }
     std::string found = describe_token(text, error_at);
-    // At the end of the file, point just after the last thing written rather than at an
-    // empty last line.
-    if (error_at == text.size()) {
-      while (error_at > 0 && (text[error_at - 1] == '\n' || text[error_at - 1] == '\r' ||
-                              text[error_at - 1] == ' ' || text[error_at - 1] == '\t')) {
-        --error_at;
-      }
-    }
+    error_at = parse_support::error_position(text, error_at);
     report(diags, source, error_at, "expected " + expected + " but found " + found);
     ++errors;
     pos = skip_blank(text, next_item_line(text, error_at));
