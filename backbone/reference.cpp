@@ -6,7 +6,6 @@
 #include "support/check.h"
 
 namespace sculpt::backbone {
-namespace {
 
 double round_to(ElemType type, double value) {
   switch (type) {
@@ -19,6 +18,8 @@ double round_to(ElemType type, double value) {
   }
   return value;
 }
+
+namespace {
 
 // How to find a value in its producer's storage from the reader's loops: for each storage loop
 // of the producer, the reader's loop holding the same index.

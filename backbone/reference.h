@@ -7,6 +7,9 @@
 
 namespace sculpt::backbone {
 
+/// `value` as an instruction of `type` keeps it: rounded to float, or truncated to int32.
+double round_to(ElemType type, double value);
+
 /// Runs `kernel` on `args` (arrays by name, scalars by name; sizes come from the kernel).
 /// Values are computed in double and rounded to their instruction's element type after each
 /// instruction; temporaries of lowered communications are allocated internally. Meant for small

@@ -5,22 +5,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "backbone/reference.h"
+
 namespace sculpt::frontend {
 namespace {
 
 using backbone::ElemType;
-
-double round_to(ElemType type, double value) {
-  switch (type) {
-    case ElemType::kF32:
-      return static_cast<float>(value);
-    case ElemType::kF64:
-      return value;
-    case ElemType::kI32:
-      return static_cast<int32_t>(std::trunc(value));
-  }
-  return value;
-}
 
 double combine(Reduction reduction, double acc, double v) {
   switch (reduction) {
@@ -193,7 +183,7 @@ class Reference {
         do {
           acc = combine(st.reduction, acc, eval(rhs, index.data()));
         } while (next(reduced, 0));
-        out[static_cast<std::size_t>(element)] = round_to(t.type, acc);
+        out[static_cast<std::size_t>(element)] = backbone::round_to(t.type, acc);
       } while (next(st.lhs, 1));
     });
   }
