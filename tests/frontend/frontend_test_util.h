@@ -8,16 +8,13 @@
 #include <vector>
 
 #include "frontend/definition.h"
+#include "tests/spacedsl/space_test_util.h"
 
 namespace sculpt::frontend::testing {
 
 inline std::filesystem::path data_dir() { return std::filesystem::path(SCULPT_TEST_DATA_DIR); }
 
-inline std::string printed(const Diagnostics& diags) {
-  std::ostringstream out;
-  diags.print(out);
-  return out.str();
-}
+using spacedsl::testing::printed;
 
 /// The only definition of `text`; a failure when it does not check.
 inline Definition only(const std::string& text) {

@@ -4,57 +4,21 @@
 
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "tests/frontend/frontend_test_util.h"
+#include "tests/spacedsl/invalid_corpus.h"
 
 namespace sculpt::frontend {
 namespace {
 
-struct Expected {
-  int line;
-  int column;
-  std::string message;
-};
-
-struct InvalidCase {
-  std::string file;
-  std::vector<Expected> errors;
-};
-
-void PrintTo(const InvalidCase& c, std::ostream* out) { *out << c.file; }
-
-class FrontendInvalid : public ::testing::TestWithParam<InvalidCase> {};
-
-TEST_P(FrontendInvalid, ReportsExactly) {
-  const InvalidCase& c = GetParam();
-  const std::filesystem::path path = testing::data_dir() / "invalid" / c.file;
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  Diagnostics diags;
-  load_definitions(text.str(), path.string(), diags);
-  const auto& errors = diags.errors();
-  ASSERT_EQ(errors.size(), c.errors.size()) << testing::printed(diags);
-  for (std::size_t i = 0; i < errors.size(); ++i) {
-    SCOPED_TRACE(testing::printed(diags));
-    EXPECT_EQ(errors[i].loc.line, c.errors[i].line);
-    EXPECT_EQ(errors[i].loc.column, c.errors[i].column);
-    EXPECT_EQ(errors[i].message, c.errors[i].message);
-    EXPECT_EQ(errors[i].loc.file, path.string());
-    EXPECT_FALSE(errors[i].source_line.empty());
-  }
-}
-
-TEST(FrontendInvalidCorpus, EveryFileIsListed) {
-  int count = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(testing::data_dir() / "invalid")) {
-    if (entry.path().extension() == ".tc") ++count;
-  }
-  EXPECT_EQ(count, 61);
-}
+using spacedsl::testing::case_name;
+using spacedsl::testing::expect_every_file_listed;
+using spacedsl::testing::expect_exactly;
+using spacedsl::testing::InvalidCase;
 
 // clang-format off
-INSTANTIATE_TEST_SUITE_P(Files, FrontendInvalid, ::testing::Values(
+const std::vector<InvalidCase> kCases = {
   InvalidCase{"comparison.tc", {{3, 23, "'>=' is not supported: the backbone has no comparisons or logical operators yet"}}},
   InvalidCase{"dimension_size.tc", {{3, 17, "'A.0' (TC's size of a tensor's dimension) is not supported: name the size in the signature"}}},
   InvalidCase{"division_by_zero.tc", {{3, 15, "division by zero"}}},
@@ -116,10 +80,27 @@ INSTANTIATE_TEST_SUITE_P(Files, FrontendInvalid, ::testing::Values(
   InvalidCase{"write_input.tc", {{4, 3, "'A' is an input: a statement cannot write it"}}},
   InvalidCase{"write_scalar.tc", {{4, 3, "'alpha' is a scalar or a size: a statement writes a tensor"}}},
   InvalidCase{"wrong_arity.tc", {{3, 10, "'A' has 2 dimensions, not 1"}}}
-), [](const auto& info) {
-  return info.param.file.substr(0, info.param.file.find('.'));
-});
+};
 // clang-format on
+
+class FrontendInvalid : public ::testing::TestWithParam<InvalidCase> {};
+
+TEST_P(FrontendInvalid, ReportsExactly) {
+  const InvalidCase& c = GetParam();
+  const std::filesystem::path path = testing::data_dir() / "invalid" / c.file;
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  Diagnostics diags;
+  load_definitions(text.str(), path.string(), diags);
+  expect_exactly(diags, c.errors, path);
+}
+
+TEST(FrontendInvalidCorpus, EveryFileIsListed) {
+  expect_every_file_listed(testing::data_dir() / "invalid", ".tc", kCases);
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, FrontendInvalid, ::testing::ValuesIn(kCases), case_name);
 
 }  // namespace
 }  // namespace sculpt::frontend
