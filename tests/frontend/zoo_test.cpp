@@ -14,6 +14,7 @@
 #include "perf_model/description.h"
 #include "search/descent.h"
 #include "search/hand_candidate.h"
+#include "tests/codegen/golden_candidates.h"
 #include "tests/frontend/frontend_test_util.h"
 
 namespace sculpt::frontend {
@@ -117,32 +118,8 @@ INSTANTIATE_TEST_SUITE_P(Zoo, MatmulFamily, ::testing::Values("matmul", "matmul_
 
 // tests/codegen's golden tiled matmul, from the definition.
 TEST(MatmulFamily, TheGoldenTiledMatmulFromTheDefinition) {
-  namespace v = gpu_space::values;
-  backbone::Sizes sizes;
-  sizes.set("m", 64);
-  sizes.set("n", 64);
-  sizes.set("k", 32);
-  search::HandCandidate d(in_the_language("matmul").build(sizes));
-  d.kind("m6", v::dim_kind::BLOCK).kind("n7", v::dim_kind::BLOCK);
-  d.size("m6_t0", 8).size("m6_t1", 2).size("n7_t0", 8).size("n7_t1", 2).size("k8_t0", 8);
-  d.kind("m6_t0", v::dim_kind::THREAD).level("m6_t0", 1);
-  d.kind("n7_t0", v::dim_kind::THREAD).level("n7_t0", 0);
-  d.kind("m6_t1", v::dim_kind::UNROLL).kind("n7_t1", v::dim_kind::UNROLL);
-  d.kind("k8", v::dim_kind::LOOP).kind("k8_t0", v::dim_kind::UNROLL);
-  for (const char* src : {"m0", "m0_t0", "k1", "n2", "n2_t0", "k3"}) {
-    d.mapping(src, v::dim_mapping::MERGED);
-  }
-  for (const char* src : {"m0_t1", "k1_t0", "n2_t1", "k3_t0"})
-    d.mapping(src, v::dim_mapping::MEMORY);
-  d.shared("tmp0").shared("tmp1");
-  for (const char* src : {"m4", "m4_t0", "n5", "n5_t0", "m6", "m6_t0", "n7", "n7_t0"}) {
-    d.mapping(src, v::dim_mapping::MERGED);
-  }
-  for (const char* src : {"m4_t1", "n5_t1", "m6_t1", "n7_t1"}) {
-    d.mapping(src, v::dim_mapping::REGISTERS);
-  }
-  d.order("k8", "m6_t1", v::order::OUTER).order("k8_t0", "m6_t1", v::order::OUTER);
-  d.order("m6_t1", "n7_t1", v::order::OUTER);
+  search::HandCandidate d(in_the_language("matmul").build(sculpt::testing::tiled_matmul_sizes()));
+  sculpt::testing::decide_tiled_matmul_with_shared_tiles(d);
   EXPECT_EQ(codegen::lower(d.complete()).dump(),
             read(std::string(SCULPT_SOURCE_DIR) + "/tests/codegen/golden/tiled_matmul_shared.txt"));
 }
