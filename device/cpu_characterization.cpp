@@ -30,8 +30,10 @@ namespace sculpt::device {
 namespace {
 
 // The microbenchmarks, compiled like a candidate. Each one times sections of `passes` passes on
-// a team of OpenMP threads, doubling the passes until a section lasts half the target, and
-// keeps the fastest: one section that no other process disturbed is enough.
+// a team of OpenMP threads, raising the passes until a section lasts half the target, and keeps
+// the fastest. A section lasts the CPU time of the team's slowest thread: time the threads spent
+// waiting for a core that other processes held is not counted, so that a busy machine (a test
+// suite running beside, another guest of a virtual machine) does not lower the rates.
 constexpr const char* kBenchmarks = R"c(
 #include <omp.h>
 #include <stdlib.h>
@@ -60,26 +62,32 @@ static double now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-// Written by the master thread between barriers, read by the team.
-static double benchmark_start, section_start, section_time, benchmark_time;
+// The CPU time of the calling thread.
+static double thread_cpu_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+// Written by the master thread between barriers (section_time by each thread, in a critical
+// section), read by the team.
+static double benchmark_start, section_time, benchmark_time;
 
 static void team_start(void) {
 #pragma omp barrier
 #pragma omp master
-  section_start = now();
+  section_time = 0;
 #pragma omp barrier
 }
 
-// The time since team_start once every thread is done, and since the benchmark started: the
-// same in every thread, so that the team takes the same decisions.
-static double team_time(void) {
+// The CPU time `run` took on the team's slowest thread, and the wall time since the benchmark
+// started: the same in every thread, so that the team takes the same decisions.
+static double team_time(double own) {
+#pragma omp critical
+  if (own > section_time) section_time = own;
 #pragma omp barrier
 #pragma omp master
-  {
-    double end = now();
-    section_time = end - section_start;
-    benchmark_time = end - benchmark_start;
-  }
+  benchmark_time = now() - benchmark_start;
 #pragma omp barrier
   double t = section_time;
 #pragma omp barrier
@@ -87,7 +95,8 @@ static double team_time(void) {
 }
 
 // Inside a parallel region: the fastest time per pass of `run` on every thread of the team,
-// over `reps` sections of at least target / 2 seconds, or fewer once `budget` seconds went by.
+// over `reps` sections of at least target / 2 seconds of CPU time, or fewer once `budget`
+// seconds of wall time went by.
 static double seconds_per_pass(void (*run)(void*, long), void* state, double target, int reps,
                                double budget) {
   long passes = 1;
@@ -96,12 +105,14 @@ static double seconds_per_pass(void (*run)(void*, long), void* state, double tar
   benchmark_start = now();
   for (int r = 0; r < reps && (r == 0 || benchmark_time < budget);) {
     team_start();
+    double start = thread_cpu_now();
     run(state, passes);
-    double t = team_time();
-    // Too short to time well: more passes, and no section counted. Checked at every section,
-    // so that one slowed down by another process does not stop the doubling early.
+    double t = team_time(thread_cpu_now() - start);
+    // Too short to time well: as many passes as the target takes at this pace (at least twice
+    // as many, at most 1024 times), and no section counted.
     if (t < target / 2 && passes < (1L << 40)) {
-      passes *= 2;
+      double grow = t > 0 ? target / t : 1024;
+      passes *= grow < 2 ? 2 : grow > 1024 ? 1024 : (long)grow;
       continue;
     }
     if (t / (double)passes < best) best = t / (double)passes;

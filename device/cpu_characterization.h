@@ -66,8 +66,9 @@ struct CpuCharacteristics {
   int launch_runs = 0;
 
   /// How the rates were timed: the fastest of up to `sections` timed sections of at least
-  /// `section_seconds` / 2 each per benchmark, in `rounds` rounds run one after another, each
-  /// on memory of its own.
+  /// `section_seconds` / 2 of CPU time each (that of the team's slowest thread: waiting for a
+  /// core held by another process does not count) per benchmark, in `rounds` rounds run one
+  /// after another, each on memory of its own.
   int sections = 0;
   int rounds = 0;
   double section_seconds = 0;

@@ -66,7 +66,7 @@ perf_model::CpuRates rates_of(const device::CpuCharacteristics& c) {
            ? fmt::format(", the CPUs {:.0f}% busy with other work", 100 * c.others_busy)
            : "");
   const std::string timed = fmt::format(
-      "each the fastest of up to {} timed sections of {:g} ms or more in {} round{}, {}",
+      "each the fastest of up to {} sections of {:g} ms or more of CPU time in {} round{}, {}",
       c.sections, c.section_seconds * 1e3 / 2, c.rounds, c.rounds == 1 ? "" : "s", when);
   perf_model::CpuRates r;
   r.cores = {static_cast<double>(c.cores),
@@ -220,9 +220,10 @@ perf_model::GpuRates rates_of(const device::GpuCharacteristics& c) {
 
 /// Where this machine's measured description is kept between searches (beside the compiler's
 /// cache, not in it: trimming it would lose the description). The number changes with the way
-/// measurements become figures (rates_of), so that an older file is measured again.
+/// measurements are taken or become figures (rates_of), so that an older file is measured again
+/// (3: sections timed in CPU time, as version 2's, taken on a busy machine, could be far off).
 std::filesystem::path cached_cpu_path() {
-  return device::CCompiler::default_cache_dir().parent_path() / "cpu-description-2.json";
+  return device::CCompiler::default_cache_dir().parent_path() / "cpu-description-3.json";
 }
 
 /// The cached description of this machine, if it is one.

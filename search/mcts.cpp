@@ -108,7 +108,11 @@ struct Mcts::Node {
   double bound_ns = 0;
   enum class State { fresh, expanding, expanded };
   State state = State::fresh;
+  /// Nothing below it is left to propose: a dead end, a candidate proposed, or dead children.
   bool dead = false;
+  /// The cut at which every child was found dead or cut: the node stays cut while the cut is
+  /// at most this (the cut only decreases, unless the bound proves wrong and stops cutting).
+  double cut_at = 0;
   /// The decision its edges take; nothing for a fully specified candidate.
   std::optional<InstanceRef> decision;
   std::vector<Edge> edges;
@@ -122,6 +126,11 @@ struct Mcts::Edge {
   std::vector<double> top;
   double best_ns = kInfinity;
 };
+
+/// Whether a descent may still find a candidate below `cut` under `node`.
+bool Mcts::alive(const Node& node, double cut) {
+  return !node.dead && node.bound_ns < cut && cut > node.cut_at;
+}
 
 Mcts::Mcts(const CandidateBase& root, SearchThread& thread, MctsOptions options)
     : options_(options),
@@ -181,7 +190,7 @@ Mcts::Edge* Mcts::pick(Node& node, SearchThread& thread) {
   const double cut = thread.cut();
   std::vector<Edge*> live;
   for (Edge& e : node.edges) {
-    if (!e.child->dead && e.child->bound_ns < cut) live.push_back(&e);
+    if (alive(*e.child, cut)) live.push_back(&e);
   }
   if (live.empty()) return nullptr;
   std::vector<Edge*> unvisited;
@@ -231,7 +240,7 @@ Proposal Mcts::propose(SearchThread& thread) {
   Proposal p;
   std::unique_lock lock(mutex_);
   for (;;) {
-    if (root_->dead || !(root_->bound_ns < thread.cut())) {
+    if (!alive(*root_, thread.cut())) {
       p.kind = Proposal::Kind::exhausted;
       return p;
     }
@@ -254,11 +263,18 @@ Proposal Mcts::propose(SearchThread& thread) {
       if (node->state == Node::State::expanding) {
         expanded_.wait(lock, [node] { return node->state != Node::State::expanding; });
       }
-      if (node->dead) break;
+      const double cut = thread.cut();
+      if (!alive(*node, cut)) break;
       Edge* edge = pick(*node, thread);
       if (edge == nullptr) {
-        // Every child is dead or cut: so is this node, for good (the cut only decreases).
-        node->dead = true;
+        // Every child is dead or cut: so is this node.
+        const bool all_dead = std::all_of(node->edges.begin(), node->edges.end(),
+                                          [](const Edge& e) { return e.child->dead; });
+        if (all_dead) {
+          node->dead = true;
+        } else {
+          node->cut_at = cut;
+        }
         break;
       }
       path->push_back(edge);

@@ -3,8 +3,9 @@
 // specified candidates grows by one node per descent; below the tree, a rollout picks each
 // child with a probability weighted by how far its bound is below the cut. A node keeps its
 // bound and is ignored once the bound is at least the best time measured; a node whose children
-// are all dead or cut dies, and a fully specified one dies once proposed, so the search never
-// proposes a leaf twice and ends when the root dies.
+// are all dead dies, one whose children are all dead or cut is cut until the cut rises (when the
+// bound proves wrong and stops cutting), and a fully specified one dies once proposed, so the
+// search never proposes a leaf twice and ends when the root is dead or cut.
 //
 // Tree policies:
 // - TAG, Threshold Ascent on Graph (the paper's default): each edge keeps the best `topk` times
@@ -70,6 +71,7 @@ class Mcts final : public Algorithm {
   void expand(Node& node, SearchThread& thread, std::unique_lock<std::mutex>& lock);
   /// The edge the policy takes among `node`'s live ones; null when none is live.
   Edge* pick(Node& node, SearchThread& thread);
+  static bool alive(const Node& node, double cut);
   double tag_score(const Edge& edge, double threshold, int visits, int live) const;
   void record(const Path& path, std::optional<double> time_ns);
 

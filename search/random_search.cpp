@@ -31,16 +31,25 @@ Proposal BranchAndBound::propose(SearchThread& thread) {
   p.kind = Proposal::Kind::pruned;
   for (int expansions = 0; expansions < kExpansionsPerProposal; ++expansions) {
     Node node;
+    const double cut = thread.cut();
     {
       std::lock_guard lock(mutex_);
+      if (!cut_.empty() && cut > cut_below_) {
+        for (Node& n : cut_) stack_.push_back(std::move(n));
+        cut_.clear();
+      }
       if (stack_.empty()) {
         p.kind = Proposal::Kind::exhausted;
         return p;
       }
       node = std::move(stack_.back());
       stack_.pop_back();
+      if (!(node.bound_ns < cut)) {
+        cut_below_ = cut_.empty() ? cut : std::min(cut_below_, cut);
+        cut_.push_back(std::move(node));
+        continue;
+      }
     }
-    if (!(node.bound_ns < thread.cut())) continue;
     thread.pause_while_measuring();
     const std::optional<spacegen::InstanceRef> choice = thread.next_decision(*node.candidate);
     if (!choice) {

@@ -39,6 +39,10 @@ class BranchAndBound final : public Algorithm {
   };
   std::mutex mutex_;
   std::vector<Node> stack_;  // the next node to visit on top
+  /// Nodes dropped by the cut, kept in case the cut rises (the bound proves wrong and stops
+  /// cutting): they then go back on the stack.
+  std::vector<Node> cut_;
+  double cut_below_ = 0;  // the lowest cut that dropped one of them
 };
 
 }  // namespace sculpt::search

@@ -38,6 +38,10 @@ struct SearchContext {
   const CandidateEvaluator& evaluator;
   /// The best time measured so far; infinity before the first.
   std::atomic<double> cut{std::numeric_limits<double>::infinity()};
+  /// Set once a candidate ran faster than its bound: the model misjudges this device (a
+  /// description measured on a busy machine, another GPU than the one described), so its bounds
+  /// stop cutting; they still weigh rollouts.
+  std::atomic<bool> bound_violated{false};
   SearchClocks clocks;
 };
 
@@ -61,7 +65,13 @@ class SearchThread {
  public:
   SearchThread(SearchContext& context, std::uint64_t seed) : context_(context), rng_(seed) {}
 
-  double cut() const { return context_.cut.load(std::memory_order_relaxed); }
+  /// What a bound must be below to be worth evaluating: the best time measured so far, or
+  /// infinity once the bound proved wrong (SearchContext::bound_violated).
+  double cut() const {
+    return context_.bound_violated.load(std::memory_order_relaxed)
+               ? std::numeric_limits<double>::infinity()
+               : context_.cut.load(std::memory_order_relaxed);
+  }
   std::mt19937_64& rng() { return rng_; }
   const DecisionOrder& order() const { return context_.order; }
 
@@ -76,7 +86,7 @@ class SearchThread {
   /// A random descent (uniform among valid values) in the search's order; null at a dead end.
   std::unique_ptr<spacegen::CandidateBase> random_descent(const spacegen::CandidateBase& from);
   /// One of `bounds`, those below the cut weighted by how far below it they are (the paper's
-  /// rollout rule: max(1, 1000 (1 - bound/cut)), or, before any time is known, by how far below
+  /// rollout rule: max(1, 1000 (1 - bound/cut)), or, while the cut is infinite, by how far below
   /// the largest they are: 1 + 10 largest/bound), times `preference` when given (one factor per
   /// bound); nothing when none is below the cut.
   std::optional<std::size_t> pick_by_bound(std::span<const double> bounds,

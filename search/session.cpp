@@ -63,42 +63,61 @@ std::string SessionStats::summary() const {
   const double busy_s = propagation_s + model_s + codegen_s;
   const auto share = [&](double s) { return busy_s > 0 ? 100 * s / busy_s : 0.0; };
   return fmt::format(
-      "{} on {} thread{}: {:.3g} evaluations/s, {:.3g} rollouts/s, {:.1f}% dead ends, {} cut by "
-      "the bound, {} found again\n"
-      "searching threads: {:.0f}% propagation, {:.0f}% model, {:.0f}% code generation ({} in "
-      "all), paused {} while the device measured\n"
-      "device: compiling {}, measuring {}, idle {:.1f}% of the time after the fifth evaluation",
-      algorithm, threads, threads == 1 ? "" : "s", evaluations_per_s(), rollouts_per_s(),
-      100 * dead_end_rate(), pruned, repeats, share(propagation_s), share(model_s),
-      share(codegen_s), support::format_ns(busy_s * 1e9), support::format_ns(paused_s * 1e9),
-      support::format_ns(compile_s * 1e9), support::format_ns(measure_s * 1e9),
-      100 * device_idle_share);
+             "{} on {} thread{}: {:.3g} evaluations/s, {:.3g} rollouts/s, {:.1f}% dead ends, {} "
+             "cut by "
+             "the bound, {} found again\n"
+             "searching threads: {:.0f}% propagation, {:.0f}% model, {:.0f}% code generation ({} "
+             "in "
+             "all), paused {} while the device measured\n"
+             "device: compiling {}, measuring {}, idle {:.1f}% of the time after the fifth "
+             "evaluation",
+             algorithm, threads, threads == 1 ? "" : "s", evaluations_per_s(), rollouts_per_s(),
+             100 * dead_end_rate(), pruned, repeats, share(propagation_s), share(model_s),
+             share(codegen_s), support::format_ns(busy_s * 1e9), support::format_ns(paused_s * 1e9),
+             support::format_ns(compile_s * 1e9), support::format_ns(measure_s * 1e9),
+             100 * device_idle_share) +
+         (first_violation
+              ? fmt::format(
+                    "\nbound: {} candidate{} ran faster than the model's lower bound (the first, "
+                    "candidate {}: {} measured, bound {}); the model misjudges this device, so "
+                    "the bound stopped cutting (`sculpt characterize` measures the device again)",
+                    bound_violations, bound_violations == 1 ? "" : "s", first_violation->id,
+                    support::format_ns(first_violation->time_ns),
+                    support::format_ns(first_violation->bound_ns))
+              : std::string());
 }
 
 std::string SessionStats::to_json() const {
-  const nlohmann::ordered_json j = {{"algorithm", algorithm},
-                                    {"threads", threads},
-                                    {"evaluated", evaluated},
-                                    {"rollouts", rollouts},
-                                    {"dead_ends", dead_ends},
-                                    {"pruned", pruned},
-                                    {"repeats", repeats},
-                                    {"abandoned", abandoned},
-                                    {"cut_short", cut_short},
-                                    {"killed", killed},
-                                    {"exhausted", exhausted},
-                                    {"stopped_by", stopped_by},
-                                    {"wall_s", wall_s},
-                                    {"evaluations_per_s", evaluations_per_s()},
-                                    {"rollouts_per_s", rollouts_per_s()},
-                                    {"dead_end_rate", dead_end_rate()},
-                                    {"propagation_s", propagation_s},
-                                    {"model_s", model_s},
-                                    {"codegen_s", codegen_s},
-                                    {"paused_s", paused_s},
-                                    {"compile_s", compile_s},
-                                    {"measure_s", measure_s},
-                                    {"device_idle_share", device_idle_share}};
+  const nlohmann::ordered_json j = {
+      {"algorithm", algorithm},
+      {"threads", threads},
+      {"evaluated", evaluated},
+      {"rollouts", rollouts},
+      {"dead_ends", dead_ends},
+      {"pruned", pruned},
+      {"repeats", repeats},
+      {"abandoned", abandoned},
+      {"cut_short", cut_short},
+      {"killed", killed},
+      {"bound_violations", bound_violations},
+      {"first_violation", first_violation
+                              ? nlohmann::ordered_json{{"id", first_violation->id},
+                                                       {"time_ns", first_violation->time_ns},
+                                                       {"bound_ns", first_violation->bound_ns}}
+                              : nlohmann::ordered_json()},
+      {"exhausted", exhausted},
+      {"stopped_by", stopped_by},
+      {"wall_s", wall_s},
+      {"evaluations_per_s", evaluations_per_s()},
+      {"rollouts_per_s", rollouts_per_s()},
+      {"dead_end_rate", dead_end_rate()},
+      {"propagation_s", propagation_s},
+      {"model_s", model_s},
+      {"codegen_s", codegen_s},
+      {"paused_s", paused_s},
+      {"compile_s", compile_s},
+      {"measure_s", measure_s},
+      {"device_idle_share", device_idle_share}};
   return j.dump();
 }
 
@@ -147,6 +166,10 @@ bool Session::recall(std::int64_t id, const std::vector<spacegen::Action>& actio
     return false;
   }
   algorithm_->recall(*main_thread_, *candidate, time_ns);
+  if (time_ns && context_->model != nullptr) {
+    const double bound = main_thread_->bound(*candidate);
+    if (*time_ns < bound) note_violation(id, *time_ns, bound);
+  }
   std::optional<double>& seen = seen_[candidate->hash()];
   if (time_ns && (!seen || *time_ns < *seen)) seen = time_ns;
   if (time_ns && *time_ns < context_->cut.load()) context_->cut = *time_ns;
@@ -219,6 +242,8 @@ class Session::Run {
                         : exhausted_                                               ? "exhausted"
                         : end >= deadline_ && stats_.evaluated < evals_            ? "budget"
                                                                                    : "evaluations";
+    stats_.bound_violations = s_.violations_;
+    stats_.first_violation = s_.first_violation_;
     stats_.propagation_s = seconds(c.propagation_ns) - clocks_before_[0];
     stats_.model_s = seconds(c.model_ns) - clocks_before_[1];
     stats_.codegen_s = seconds(c.codegen_ns) - clocks_before_[2];
@@ -420,6 +445,9 @@ class Session::Run {
       }
       s_.seen_[done.hash] = time;
       if (time && *time < s_.context_->cut.load()) s_.context_->cut = *time;
+      if (time && done.evaluated.bound_ns && *time < *done.evaluated.bound_ns) {
+        s_.note_violation(done.evaluated.id, *time, *done.evaluated.bound_ns);
+      }
       if (stats_.evaluated == 5) idle_from_ = {Clock::now(), s_.evaluator_.times().measuring_s};
     }
     s_.algorithm_->observe(done.proposal, time);
@@ -458,6 +486,12 @@ class Session::Run {
 }  // namespace sculpt::search
 
 namespace sculpt::search {
+
+void Session::note_violation(std::int64_t id, double time_ns, double bound_ns) {
+  ++violations_;
+  if (!first_violation_) first_violation_ = SessionStats::Violation{id, time_ns, bound_ns};
+  context_->bound_violated = true;
+}
 
 SessionStats Session::run(const std::function<void(Evaluated&&)>& on_evaluated) {
   return Run(*this, on_evaluated).go();

@@ -9,8 +9,10 @@
 // has more queues than threads) evaluations queued so that no device waits for a candidate; the
 // calling thread collects evaluations in id order. With one thread it
 // also does the searching, at fixed points (between collections), so that a seed fixes the whole
-// search. A candidate is submitted only when its bound is below the best time collected so far, and
-// a candidate already evaluated is never measured again (the algorithm hears its time again).
+// search. A candidate is submitted only when its bound is below the best time collected so far
+// (until a candidate runs faster than its bound: the model is then wrong for this device and its
+// bound stops cutting), and a candidate already evaluated is never measured again (the algorithm
+// hears its time again).
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -88,6 +90,16 @@ struct SessionStats {
   /// runs killed far past it.
   std::int64_t cut_short = 0;
   std::int64_t killed = 0;
+  /// A candidate measured faster than its bound: proof that the model misjudges the device.
+  struct Violation {
+    std::int64_t id = 0;
+    double time_ns = 0;
+    double bound_ns = 0;
+  };
+  /// Evaluations measured faster than their bound, a resumed log's included; from the first on,
+  /// the bound no longer cuts (SearchContext::bound_violated). The first is named in the summary.
+  std::int64_t bound_violations = 0;
+  std::optional<Violation> first_violation;
   /// The algorithm had nothing left to propose: every candidate was evaluated or cut.
   bool exhausted = false;
   /// What ended the session: "evaluations" (as many as asked), "budget", "stop" (requested, a
@@ -158,6 +170,12 @@ class Session {
   std::unordered_map<std::uint64_t, std::optional<double>> seen_;
   std::optional<std::int64_t> last_id_;
   std::int64_t recalled_ = 0;
+  /// Bound violations seen so far, recalled ones included (under Run's lock while running).
+  std::int64_t violations_ = 0;
+  std::optional<SessionStats::Violation> first_violation_;
+
+  /// Counts an evaluation measured faster than its bound and stops the bound from cutting.
+  void note_violation(std::int64_t id, double time_ns, double bound_ns);
 };
 
 }  // namespace sculpt::search

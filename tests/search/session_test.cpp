@@ -11,6 +11,7 @@
 //   exactly once, then say the space is exhausted.
 #include "search/session.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -296,6 +297,73 @@ TEST_P(SessionOnMatmul, NoCandidateIsSubmittedWithABoundAtOrAboveTheCut) {
     EXPECT_LE(*out.lines[k].bound_ns, *out.lines[k].time_ns) << "the stand-in's times";
   }
   EXPECT_GE(out.stats.rollouts, out.stats.evaluated);
+}
+
+/// The stand-in, except that from the `from`-th candidate submitted on, each takes a hundredth of
+/// its time: below its bound, as on a device the model misjudges.
+class FasterThanTheBound final : public CandidateEvaluator {
+ public:
+  explicit FasterThanTheBound(int from) : from_(from), device_(0us) {}
+  std::string device_name() const override { return device_.device_name(); }
+  Submission prepare(const spacegen::CandidateBase& candidate, double bound_ns) const override {
+    return device_.prepare(candidate, bound_ns);
+  }
+  std::future<device::Evaluation> submit(const Submission& submission,
+                                         std::shared_ptr<device::Cutoff> cutoff) override {
+    Submission faster = submission;
+    if (submitted_++ >= from_) faster.bound_ns /= 100;
+    return device_.submit(faster, std::move(cutoff));
+  }
+  void cancel_waiting() override { device_.cancel_waiting(); }
+  void wait_while_measuring() const override {}
+  device::DeviceTimes times() const override { return device_.times(); }
+
+ private:
+  int from_;
+  std::atomic<int> submitted_{0};
+  StandInDevice device_;
+};
+
+// A candidate measured faster than its bound proves the model wrong for the device: the search
+// counts it, names the first, and from then on lets no bound cut, so that candidates the wrong
+// bound had cut (subtrees included) are searched again rather than the space found exhausted.
+TEST_P(SessionOnMatmul, ACandidateFasterThanItsBoundStopsTheBoundFromCutting) {
+  const int from = evals() / 2;
+  FasterThanTheBound device(from);
+  SessionOptions options;
+  options.algorithm = GetParam();
+  options.evals = evals();
+  options.in_flight = 4;
+  const Outcome out = search(*matmul_.root, device, matmul_.model.get(), options);
+  ASSERT_EQ(out.lines.size(), static_cast<std::size_t>(evals())) << out.stats.summary();
+  EXPECT_EQ(out.stats.stopped_by, "evaluations");
+  EXPECT_EQ(out.stats.bound_violations, evals() - from);
+  ASSERT_TRUE(out.stats.first_violation);
+  EXPECT_EQ(out.stats.first_violation->id, from);
+  EXPECT_EQ(out.stats.first_violation->time_ns, *out.lines[from].time_ns);
+  EXPECT_EQ(out.stats.first_violation->bound_ns, *out.lines[from].bound_ns);
+  EXPECT_NE(out.stats.summary().find(fmt::format("ran faster than the model's lower bound (the "
+                                                 "first, candidate {}:",
+                                                 from)),
+            std::string::npos)
+      << out.stats.summary();
+  // Once the violation was collected, candidates whose bound is far above the best time are
+  // measured.
+  const std::size_t after = static_cast<std::size_t>(from) + 4 + 1;
+  ASSERT_LT(after, out.lines.size());
+  for (std::size_t k = after; k < out.lines.size(); ++k) {
+    EXPECT_GT(*out.lines[k].bound_ns, *out.lines[from].time_ns) << "candidate " << k;
+  }
+
+  // A resumed search that recalls a violation does not cut either.
+  options.evals = 4;
+  Session resumed(*matmul_.root, device, matmul_.model.get(), options);
+  std::string error;
+  ASSERT_TRUE(resumed.recall(0, out.lines[from].actions, *out.lines[from].time_ns, &error))
+      << error;
+  const Outcome more = search(*matmul_.root, device, matmul_.model.get(), options, &resumed);
+  EXPECT_EQ(more.lines.size(), 3u) << more.stats.summary();
+  EXPECT_EQ(more.stats.bound_violations, 4) << "the recalled one and three more";
 }
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, SessionOnMatmul, testing::ValuesIn(kAlgorithms),
