@@ -70,20 +70,21 @@ void Channel::close() {
   fd_ = -1;
 }
 
-bool Channel::send(const Frame& frame) {
-  Header header{.kind = frame.kind, .unused = 0, .value = frame.value, .size = frame.data.size()};
+bool Channel::send_raw(std::int32_t kind, std::int64_t value, std::string_view data) {
+  Header header{.kind = kind, .unused = 0, .value = value, .size = data.size()};
   return send_all(fd_, reinterpret_cast<const char*>(&header), sizeof header) &&
-         send_all(fd_, frame.data.data(), frame.data.size());
+         send_all(fd_, data.data(), data.size());
 }
 
-Channel::Received Channel::receive(Frame& frame, std::optional<std::chrono::milliseconds> timeout) {
+Channel::Received Channel::receive_raw(std::int32_t& kind, std::int64_t& value, std::string& data,
+                                       std::optional<std::chrono::milliseconds> timeout) {
   Header header;
   Received received = receive_all(fd_, reinterpret_cast<char*>(&header), sizeof header, timeout);
   if (received != Received::frame) return received;
-  frame.kind = header.kind;
-  frame.value = header.value;
-  frame.data.resize(header.size);
-  return receive_all(fd_, frame.data.data(), header.size, timeout);
+  kind = header.kind;
+  value = header.value;
+  data.resize(header.size);
+  return receive_all(fd_, data.data(), header.size, timeout);
 }
 
 }  // namespace sculpt::device

@@ -15,8 +15,31 @@
 
 namespace sculpt::device {
 
+/// The kinds of frame one protocol exchanges: an enum class over int32_t whose values run from 0
+/// to `last` (device/cuda_protocols.h). A channel speaks one protocol at a time, so that the
+/// type of what is received says which protocol it belongs to.
+template <typename Kind>
+concept FrameKind =
+    std::is_enum_v<Kind> && std::is_same_v<std::underlying_type_t<Kind>, std::int32_t> && requires {
+  Kind::last;
+};
+
+/// A kind as it travels.
+template <FrameKind Kind>
+constexpr std::int32_t encode(Kind kind) {
+  return static_cast<std::int32_t>(kind);
+}
+
+/// The kind `raw` encodes; nothing when the protocol has none such.
+template <FrameKind Kind>
+constexpr std::optional<Kind> decode(std::int32_t raw) {
+  if (raw < 0 || raw > encode(Kind::last)) return std::nullopt;
+  return static_cast<Kind>(raw);
+}
+
+template <FrameKind Kind>
 struct Frame {
-  std::int32_t kind = 0;
+  Kind kind{};
   std::int64_t value = 0;
   std::string data{};
 };
@@ -39,13 +62,32 @@ class Channel {
   void close();
 
   /// False when the other end is gone.
-  bool send(const Frame& frame);
+  template <FrameKind Kind>
+  bool send(const Frame<Kind>& frame) {
+    return send_raw(encode(frame.kind), frame.value, frame.data);
+  }
 
   enum class Received { frame, closed, timeout };
-  /// Waits for a frame, at most `timeout` for each part of it (forever when absent).
-  Received receive(Frame& frame, std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+  /// Waits for a frame, at most `timeout` for each part of it (forever when absent). Both ends
+  /// are sculpt's: a kind the protocol does not have is a bug.
+  template <FrameKind Kind>
+  Received receive(Frame<Kind>& frame,
+                   std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+    std::int32_t raw = 0;
+    const Received received = receive_raw(raw, frame.value, frame.data, timeout);
+    if (received == Received::frame) {
+      const std::optional<Kind> kind = decode<Kind>(raw);
+      SCULPT_CHECK(kind) << "a frame of kind " << raw << " its protocol does not have";
+      frame.kind = *kind;
+    }
+    return received;
+  }
 
  private:
+  bool send_raw(std::int32_t kind, std::int64_t value, std::string_view data);
+  Received receive_raw(std::int32_t& kind, std::int64_t& value, std::string& data,
+                       std::optional<std::chrono::milliseconds> timeout);
+
   int fd_ = -1;
 };
 

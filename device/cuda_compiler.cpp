@@ -14,17 +14,13 @@
 namespace sculpt::device {
 namespace {
 
-constexpr std::int32_t kCompile = 16;        ///< data: PTX text
-constexpr std::int32_t kCompiled = 17;       ///< data: cubin, info log
-constexpr std::int32_t kCompileFailed = 18;  ///< data: the failing call and the error log
-
-Frame compile_in_worker(CudaContext& cuda, const std::string& ptx) {
+Frame<CompileMessage> compile_in_worker(CudaContext& cuda, const std::string& ptx) {
   const CudaDriver& driver = cuda.driver;
   JitLogs logs;
   CUlinkState state = nullptr;
   CUresult result = driver.cuLinkCreate(logs.count(), logs.options(), logs.values(), &state);
   const char* call = "cuLinkCreate";
-  Frame reply;
+  Frame<CompileMessage> reply;
   if (result == CUDA_SUCCESS) {
     // PTX input must end with its NUL.
     result = driver.cuLinkAddData(state, CU_JIT_INPUT_PTX, const_cast<char*>(ptx.c_str()),
@@ -38,7 +34,7 @@ Frame compile_in_worker(CudaContext& cuda, const std::string& ptx) {
     call = "cuLinkComplete";
     // The image belongs to the link state: copy it before destroying that.
     if (result == CUDA_SUCCESS) {
-      reply.kind = kCompiled;
+      reply.kind = CompileMessage::compiled;
       reply.data = Writer()
                        .put_string({static_cast<const char*>(cubin), size})
                        .put_string(logs.info())
@@ -47,7 +43,7 @@ Frame compile_in_worker(CudaContext& cuda, const std::string& ptx) {
   }
   if (state != nullptr) driver.cuLinkDestroy(state);
   if (result != CUDA_SUCCESS) {
-    reply.kind = kCompileFailed;
+    reply.kind = CompileMessage::failed;
     reply.data = fmt::format("{} returned {}\n{}", call, driver.describe(result), logs.error());
   }
   return reply;
@@ -61,10 +57,11 @@ void serve_compilations(CudaContext& context, std::vector<Channel>& channels) {
     threads.emplace_back([&context, &channel] {
       context.driver.cuCtxSetCurrent(context.context);
       for (;;) {
-        Frame request;
+        Frame<CompileMessage> request;
         // The evaluator closed its end: nothing more to compile, in any thread.
         if (channel.receive(request) != Channel::Received::frame) _exit(0);
-        SCULPT_CHECK(request.kind == kCompile) << "unexpected request " << request.kind;
+        SCULPT_CHECK(request.kind == CompileMessage::compile)
+            << "unexpected request " << encode(request.kind);
         if (!channel.send(compile_in_worker(context, request.data))) _exit(0);
       }
     });
@@ -116,22 +113,24 @@ CudaCompiler::Result CudaCompiler::compile(const std::string& ptx) {
   for (int attempt = 0;; ++attempt) {
     auto [worker, index] = acquire();
     Channel& channel = worker->channel(index);
-    Frame reply;
+    Frame<CompileMessage> reply;
     Channel::Received received = Channel::Received::closed;
-    if (channel.send(Frame{.kind = kCompile, .value = 0, .data = ptx})) {
+    if (channel.send(
+            Frame<CompileMessage>{.kind = CompileMessage::compile, .value = 0, .data = ptx})) {
       received = channel.receive(reply, timeout_);
     }
     release(worker, index);
     if (received == Channel::Received::frame) {
       Result result;
-      if (reply.kind == kCompiled) {
+      if (reply.kind == CompileMessage::compiled) {
         Reader reader(reply.data);
         CudaImage image;
         image.cubin = reader.get_string();
         image.info_log = reader.get_string();
         result.image = std::move(image);
       } else {
-        SCULPT_CHECK(reply.kind == kCompileFailed) << "unexpected reply " << reply.kind;
+        SCULPT_CHECK(reply.kind == CompileMessage::failed)
+            << "unexpected reply " << encode(reply.kind);
         result.log = std::move(reply.data);
       }
       std::lock_guard lock(mutex_);

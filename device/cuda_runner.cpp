@@ -21,26 +21,6 @@
 namespace sculpt::device {
 namespace {
 
-// Requests.
-// A problem travels a parameter at a time, so that neither process holds it twice: kUpload
-// with what the parameters are, then (once the worker has their buffers) a kUploadValues per
-// parameter.
-constexpr std::int32_t kUpload = 16;  ///< data: host memory allowed, the parameters, their sizes
-constexpr std::int32_t kRun = 17;     ///< data: Launch, entry, cubin
-constexpr std::int32_t kUploadValues = 18;  ///< data: a parameter's initial (and expected) values
-// Replies.
-constexpr std::int32_t kUploaded = 32;      ///< value: arrays whose initial values stay on the host
-constexpr std::int32_t kUploadFailed = 33;  ///< data: why
-constexpr std::int32_t kUploadReady = 42;   ///< the buffers are allocated, values next
-constexpr std::int32_t kLoadError = 34;     ///< data: why the image or its entry did not load
-constexpr std::int32_t kStarted = 35;       ///< inputs restored, warm-up launch next
-constexpr std::int32_t kWarmedUp = 36;      ///< value: warm-up time in ns
-constexpr std::int32_t kCopied = 37;        ///< the warm-up's results copied back, timed runs next
-constexpr std::int32_t kTimedRun = 38;      ///< value: time in ns
-constexpr std::int32_t kChecking = 39;      ///< timed runs over, the results' check finishing
-constexpr std::int32_t kDone = 40;   ///< value: 1 when a result mismatches; data: the mismatch
-constexpr std::int32_t kFault = 41;  ///< value: 1 when the context is lost; data: what failed
-
 // Above this, a kernel must opt in to more dynamic shared memory.
 constexpr std::uint32_t kDefaultSharedLimit = 48 * 1024;
 
@@ -95,13 +75,14 @@ class RunServer {
       _exit(1);
     }
     for (;;) {
-      Frame request;
+      Frame<RunMessage> request;
       if (channel_.receive(request) != Channel::Received::frame) _exit(0);
       Reader reader(request.data);
-      if (request.kind == kUpload) {
+      if (request.kind == RunMessage::upload) {
         upload(reader);
       } else {
-        SCULPT_CHECK(request.kind == kRun) << "unexpected request " << request.kind;
+        SCULPT_CHECK(request.kind == RunMessage::run)
+            << "unexpected request " << encode(request.kind);
         run(reader);
       }
     }
@@ -127,8 +108,9 @@ class RunServer {
     bool result() const { return array && role != Role::input; }
   };
 
-  void reply(std::int32_t kind, std::int64_t value = 0, std::string data = {}) {
-    if (!channel_.send(Frame{.kind = kind, .value = value, .data = std::move(data)})) _exit(0);
+  void reply(RunMessage kind, std::int64_t value = 0, std::string data = {}) {
+    if (!channel_.send(Frame<RunMessage>{.kind = kind, .value = value, .data = std::move(data)}))
+      _exit(0);
   }
 
   void free_buffers() {
@@ -170,19 +152,20 @@ class RunServer {
                                       param.name, driver_.describe(result));
         param.buffer = 0;
         free_buffers();
-        reply(kUploadFailed, 0, why);
+        reply(RunMessage::upload_failed, 0, why);
         return;
       }
     }
-    reply(kUploadReady);
+    reply(RunMessage::upload_ready);
     // The initial values go where the GPU still has room: copies of hundreds of megabytes
     // from host memory before every candidate would take longer than most candidates run.
     std::int64_t on_host = 0;
     std::optional<std::string> failed;
     for (Parameter& param : params_) {
-      Frame frame;
+      Frame<RunMessage> frame;
       if (channel_.receive(frame) != Channel::Received::frame) _exit(0);
-      SCULPT_CHECK(frame.kind == kUploadValues) << "unexpected request " << frame.kind;
+      SCULPT_CHECK(frame.kind == RunMessage::upload_values)
+          << "unexpected request " << encode(frame.kind);
       Reader values(frame.data);
       const std::string_view initial = values.get_string();
       SCULPT_CHECK(initial.size() == param.bytes) << "values of the wrong size for " << param.name;
@@ -217,10 +200,10 @@ class RunServer {
     }
     if (failed) {
       free_buffers();
-      reply(kUploadFailed, 0, *failed);
+      reply(RunMessage::upload_failed, 0, *failed);
       return;
     }
-    reply(kUploaded, on_host);
+    reply(RunMessage::uploaded, on_host);
   }
 
   // Copies the initial values into the arrays: all of them, or only the inout ones. Returns
@@ -244,7 +227,7 @@ class RunServer {
   // Reports a failure; a worker whose context is lost (sticky errors) has nothing left to do.
   void fail(std::string what) {
     bool lost = driver_.cuCtxSynchronize() != CUDA_SUCCESS;
-    reply(kFault, lost ? 1 : 0, std::move(what));
+    reply(RunMessage::fault, lost ? 1 : 0, std::move(what));
     if (lost) _exit(0);
   }
 
@@ -280,7 +263,7 @@ class RunServer {
     CUresult result = driver_.cuModuleLoadDataEx(&module, image.data(), logs.count(),
                                                  logs.options(), logs.values());
     if (result != CUDA_SUCCESS) {
-      reply(kLoadError, 0,
+      reply(RunMessage::load_error, 0,
             fmt::format("cuModuleLoadDataEx returned {}\n{}", driver_.describe(result),
                         logs.error()));
       return;
@@ -293,7 +276,7 @@ class RunServer {
     CUfunction function = nullptr;
     result = driver_.cuModuleGetFunction(&function, module, entry.c_str());
     if (result != CUDA_SUCCESS) {
-      reply(kLoadError, 0,
+      reply(RunMessage::load_error, 0,
             fmt::format("no entry point '{}' in the module: {}", entry, driver_.describe(result)));
       return;
     }
@@ -314,17 +297,17 @@ class RunServer {
 
     // Every array, inputs included: a candidate may have written anywhere.
     if (std::optional<std::string> failed = restore(true)) return fail(*failed);
-    reply(kStarted);
+    reply(RunMessage::started);
     TimedLaunch warm_up = timed(function, launch, args);
     if (warm_up.result != CUDA_SUCCESS) return fail(describe_failure(warm_up, launch));
-    reply(kWarmedUp, ns(warm_up));
+    reply(RunMessage::warmed_up, ns(warm_up));
 
     for (Parameter& param : params_) {
       if (!param.result() || param.bytes == 0) continue;
       result = driver_.cuMemcpyDtoH(param.got.data(), param.buffer, param.bytes);
       if (result != CUDA_SUCCESS) return fail("cuMemcpyDtoH returned " + driver_.describe(result));
     }
-    reply(kCopied);
+    reply(RunMessage::copied);
     // Checked here, where the results are (they never cross to the evaluator), while the GPU
     // runs the timed launches: checking axpy 2^26's 64M floats takes 45 ms on one core.
     std::future<std::optional<std::string>> check =
@@ -338,11 +321,11 @@ class RunServer {
       const TimedLaunch run = timed(function, launch, args);
       if (run.result != CUDA_SUCCESS) return fail(describe_failure(run, launch));
       total += ns(run);
-      reply(kTimedRun, ns(run));
+      reply(RunMessage::timed_run, ns(run));
     }
-    reply(kChecking);
+    reply(RunMessage::checking);
     const std::optional<std::string> mismatch = check.get();
-    reply(kDone, mismatch ? 1 : 0, mismatch.value_or(""));
+    reply(RunMessage::done, mismatch ? 1 : 0, mismatch.value_or(""));
   }
 
   // The first result of the warm-up (copied to `got`) that is not what the reference left.
@@ -404,18 +387,19 @@ void CudaRunner::upload(const ProblemData& data, std::uint64_t host_room) {
     return DeviceError(fmt::format("cuda device: the worker died while receiving problem '{}'",
                                    data.problem().name));
   };
-  auto send = [&](std::int32_t kind, std::string bytes) {
-    if (!channel.send(Frame{.kind = kind, .value = 0, .data = std::move(bytes)})) throw lost();
+  auto send = [&](RunMessage kind, std::string bytes) {
+    if (!channel.send(Frame<RunMessage>{.kind = kind, .value = 0, .data = std::move(bytes)}))
+      throw lost();
   };
-  // The worker's answer: `expected`, or kUploadFailed with why.
-  auto await = [&](std::int32_t expected) {
-    Frame reply;
+  // The worker's answer: `expected`, or RunMessage::upload_failed with why.
+  auto await = [&](RunMessage expected) {
+    Frame<RunMessage> reply;
     if (channel.receive(reply, kWorkerSetupTimeout) != Channel::Received::frame) throw lost();
-    if (reply.kind == kUploadFailed) {
+    if (reply.kind == RunMessage::upload_failed) {
       throw DeviceError(fmt::format("cuda device: problem '{}' does not fit on the GPU: {}",
                                     data.problem().name, reply.data));
     }
-    SCULPT_CHECK(reply.kind == expected) << "unexpected reply " << reply.kind;
+    SCULPT_CHECK(reply.kind == expected) << "unexpected reply " << encode(reply.kind);
     return reply;
   };
   Writer header;
@@ -434,8 +418,8 @@ void CudaRunner::upload(const ProblemData& data, std::uint64_t host_room) {
           .put(expected.scale);
     }
   }
-  send(kUpload, header.take());
-  await(kUploadReady);
+  send(RunMessage::upload, header.take());
+  await(RunMessage::upload_ready);
   for (std::size_t i = 0; i < params.size(); ++i) {
     Writer values;
     values.put_filled(data.bytes(i), [&](std::byte* to) { data.write_initial(i, to); });
@@ -443,9 +427,9 @@ void CudaRunner::upload(const ProblemData& data, std::uint64_t host_room) {
       const std::span<const std::byte> expected = data.expected(i).values;
       values.put_string({reinterpret_cast<const char*>(expected.data()), expected.size()});
     }
-    send(kUploadValues, values.take());
+    send(RunMessage::upload_values, values.take());
   }
-  const Frame reply = await(kUploaded);
+  const Frame<RunMessage> reply = await(RunMessage::uploaded);
   arrays_restored_from_host_ = static_cast<int>(reply.value);
   if (reply.value != 0) {
     spdlog::warn(
@@ -476,9 +460,10 @@ RunOutcome CudaRunner::run(std::uint64_t problem_id, const ProblemData& data,
                 .block = code.launch.block,
                 .shared_bytes = code.launch.shared_bytes,
                 .plan = plan};
-  Frame request{.kind = kRun,
-                .value = 0,
-                .data = Writer().put(launch).put_string(code.entry).put_string(image.cubin).take()};
+  Frame<RunMessage> request{
+      .kind = RunMessage::run,
+      .value = 0,
+      .data = Writer().put(launch).put_string(code.entry).put_string(image.cubin).take()};
   Channel* channel = &ready_worker(problem_id, data, host_room);
   if (!channel->send(request)) {
     // The worker died while idle (killed from outside): start another once.
@@ -496,7 +481,7 @@ RunOutcome CudaRunner::run(std::uint64_t problem_id, const ProblemData& data,
   for (;;) {
     bool kernel_running = stage == Stage::warm_up || stage == Stage::timed;
     auto limit = kernel_running ? run_limit : kWorkerSetupTimeout;
-    Frame reply;
+    Frame<RunMessage> reply;
     Channel::Received received = channel->receive(reply, limit);
     std::string phase = describe(stage, outcome.run_ns.size());
     if (received == Channel::Received::timeout) {
@@ -511,12 +496,12 @@ RunOutcome CudaRunner::run(std::uint64_t problem_id, const ProblemData& data,
       outcome.message = fmt::format("the CUDA worker was lost during {}", phase);
       break;
     }
-    if (reply.kind == kLoadError) {
+    if (reply.kind == RunMessage::load_error) {
       outcome.check = Check::compile_error;
       outcome.message = "cannot load the compiled image: " + reply.data;
       break;
     }
-    if (reply.kind == kFault) {
+    if (reply.kind == RunMessage::fault) {
       bool lost = reply.value != 0;
       if (lost) stop();
       outcome.check = Check::fault;
@@ -525,18 +510,18 @@ RunOutcome CudaRunner::run(std::uint64_t problem_id, const ProblemData& data,
       if (!lost && !image.info_log.empty()) outcome.message += "\n" + image.info_log;
       break;
     }
-    if (reply.kind == kStarted) {
+    if (reply.kind == RunMessage::started) {
       stage = Stage::warm_up;
-    } else if (reply.kind == kWarmedUp) {
+    } else if (reply.kind == RunMessage::warmed_up) {
       stage = Stage::results;
-    } else if (reply.kind == kCopied) {
+    } else if (reply.kind == RunMessage::copied) {
       stage = Stage::timed;
-    } else if (reply.kind == kTimedRun) {
+    } else if (reply.kind == RunMessage::timed_run) {
       outcome.run_ns.push_back(reply.value);
-    } else if (reply.kind == kChecking) {
+    } else if (reply.kind == RunMessage::checking) {
       stage = Stage::check;
     } else {
-      SCULPT_CHECK(reply.kind == kDone) << "unexpected reply " << reply.kind;
+      SCULPT_CHECK(reply.kind == RunMessage::done) << "unexpected reply " << encode(reply.kind);
       outcome.check = Check::ok;
       if (reply.value != 0) outcome.mismatch = std::move(reply.data);
       break;

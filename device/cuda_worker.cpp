@@ -27,24 +27,25 @@ CudaWorker::CudaWorker(const CudaWorkerConfig& config, int channels, const Serve
         std::optional<CudaContext> context =
             open_cuda_context(config.driver_library, config.device, &why);
         if (!context) {
-          theirs[0].send(Frame{.kind = kWorkerFailed, .value = 0, .data = why});
+          theirs[0].send(Frame<WorkerStart>{.kind = WorkerStart::failed, .value = 0, .data = why});
           return;
         }
-        if (!theirs[0].send(Frame{.kind = kWorkerReady, .value = 0, .data = context->description}))
+        if (!theirs[0].send(Frame<WorkerStart>{
+                .kind = WorkerStart::ready, .value = 0, .data = context->description}))
           return;
         serve(*context, theirs);
       },
       "cuda");
   theirs.clear();
 
-  Frame reply;
+  Frame<WorkerStart> reply;
   Channel::Received received = channels_[0].receive(reply, kWorkerSetupTimeout);
-  if (received == Channel::Received::frame && reply.kind == kWorkerReady) {
+  if (received == Channel::Received::frame && reply.kind == WorkerStart::ready) {
     description_ = std::move(reply.data);
     return;
   }
   stop();
-  if (received == Channel::Received::frame && reply.kind == kWorkerFailed) {
+  if (received == Channel::Received::frame && reply.kind == WorkerStart::failed) {
     throw DeviceError(reply.data);
   }
   throw DeviceError(received == Channel::Received::timeout

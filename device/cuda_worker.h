@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "device/cuda_channel.h"
+#include "device/cuda_protocols.h"
 
 namespace sculpt::device {
 
@@ -23,10 +24,6 @@ struct CudaWorkerConfig {
   int device = 0;
 };
 
-/// Frame kinds a worker sends first, on its first channel; each worker's own kinds start at 16.
-inline constexpr std::int32_t kWorkerReady = 1;   ///< data: the device's description
-inline constexpr std::int32_t kWorkerFailed = 2;  ///< data: why no context could be opened
-
 /// Longest a worker may take to open its context, or to copy a problem's data.
 inline constexpr std::chrono::milliseconds kWorkerSetupTimeout = std::chrono::seconds(60);
 
@@ -36,9 +33,9 @@ class CudaWorker {
   /// ends of the channels; the worker exits when it returns.
   using Serve = std::function<void(CudaContext&, std::vector<Channel>&)>;
 
-  /// Forks a worker with `channels` channels and waits until it has opened its context. Throws
-  /// DeviceError with the worker's one-line reason when it cannot ("no GPU: cuInit returned
-  /// CUDA_ERROR_NO_DEVICE").
+  /// Forks a worker with `channels` channels and waits until it has opened its context (its
+  /// WorkerStart frame). Throws DeviceError with the worker's one-line reason when it cannot
+  /// ("no GPU: cuInit returned CUDA_ERROR_NO_DEVICE").
   CudaWorker(const CudaWorkerConfig& config, int channels, const Serve& serve);
   /// Kills the worker when it still runs.
   ~CudaWorker();

@@ -21,9 +21,6 @@
 namespace sculpt::device {
 namespace {
 
-constexpr std::int32_t kCharacterized = 16;  ///< data: GpuAttributes, then GpuMeasurements
-constexpr std::int32_t kFailed = 17;         ///< data: why, in one line
-
 /// The full mode takes seconds on an H100: only a hung kernel or driver takes this long.
 constexpr std::chrono::minutes kTimeLimit{3};
 
@@ -712,7 +709,7 @@ GpuMeasurements measure(Benchmarks& b, const GpuAttributes& a, const Sizes& s) {
 }
 
 /// In the worker: everything, or why not.
-Frame characterize(CudaContext& cuda, bool quick) {
+Frame<CharacterizeMessage> characterize(CudaContext& cuda, bool quick) {
   try {
     const GpuAttributes a = attributes_of(cuda);
     const Sizes s = sizes_of(quick, a);
@@ -721,9 +718,11 @@ Frame characterize(CudaContext& cuda, bool quick) {
         8 * (1 + kBlockThreads), 4 * std::int64_t{s.stream_blocks} * s.stream_threads);
     Benchmarks benchmarks(cuda.driver, out_bytes);
     const GpuMeasurements m = measure(benchmarks, a, s);
-    return {.kind = kCharacterized, .value = 0, .data = Writer().put(a).put(m).take()};
+    return {.kind = CharacterizeMessage::characterized,
+            .value = 0,
+            .data = Writer().put(a).put(m).take()};
   } catch (const DeviceError& e) {
-    return {.kind = kFailed, .value = 0, .data = e.what()};
+    return {.kind = CharacterizeMessage::failed, .value = 0, .data = e.what()};
   }
 }
 
@@ -745,7 +744,7 @@ GpuCharacteristics characterize_gpu(const GpuCharacterizationOptions& options) {
                     [quick = options.quick](CudaContext& cuda, std::vector<Channel>& channels) {
                       channels[0].send(characterize(cuda, quick));
                     });
-  Frame reply;
+  Frame<CharacterizeMessage> reply;
   const Channel::Received received = worker.channel(0).receive(reply, kTimeLimit);
   if (received != Channel::Received::frame) {
     worker.stop();
@@ -754,8 +753,9 @@ GpuCharacteristics characterize_gpu(const GpuCharacterizationOptions& options) {
                                         kTimeLimit.count())
                           : "gpu characterization: the CUDA worker died while measuring");
   }
-  if (reply.kind == kFailed) throw DeviceError(reply.data);
-  SCULPT_CHECK(reply.kind == kCharacterized) << "unexpected reply " << reply.kind;
+  if (reply.kind == CharacterizeMessage::failed) throw DeviceError(reply.data);
+  SCULPT_CHECK(reply.kind == CharacterizeMessage::characterized)
+      << "unexpected reply " << encode(reply.kind);
   GpuCharacteristics c;
   c.device = worker.description();
   Reader reader(reply.data);
