@@ -633,6 +633,15 @@ class Page {
                               percent(j.value("dead_end_rate", 0.0)));
          }},
         {"walks cut by the bound", number("pruned")},
+        {"faster than their bound",
+         [](const nlohmann::json& j) {
+           // A violation stops the bound from cutting (search/README.md): say from which one.
+           const nlohmann::json first = j.value("first_violation", nlohmann::json());
+           return first.is_object()
+                      ? fmt::format("{} (the first: candidate {}; the bound stopped cutting)",
+                                    j.value("bound_violations", 0LL), first.value("id", 0LL))
+                      : std::string("0");
+         }},
         {"candidates found again", number("repeats")},
         {"abandoned at the end", number("abandoned")},
         {"timed short (killed)",
