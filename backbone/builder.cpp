@@ -399,6 +399,16 @@ Value Builder::fma(const Value& a, const Value& b, const Value& c) {
 
 Value Builder::exp(const Value& a) { return emit(Operator::kExp, {a}); }
 
+Value Builder::compare(Operator op, const Value& a, const Value& b) {
+  SCULPT_CHECK(is_comparison(op)) << operator_name(op) << " is not a comparison";
+  return emit(op, {a, b});
+}
+
+Value Builder::select(const Value& cond, const Value& a, const Value& b) {
+  // Of the branches' type: the condition's is only that of the comparison it holds.
+  return emit(Operator::kSelect, {cond, a, b}, a.type ? a.type : b.type);
+}
+
 Value Builder::cast(const Value& a, ElemType type) { return emit(Operator::kCast, {a}, type); }
 
 void Builder::preallocate_lowering(Communication& comm) {

@@ -110,6 +110,10 @@ class Builder {
   Value max(const Value& a, const Value& b);
   Value fma(const Value& a, const Value& b, const Value& c);
   Value exp(const Value& a);
+  /// `a op b` as 1 or 0 (op: is_comparison), in the type of the first typed operand.
+  Value compare(Operator op, const Value& a, const Value& b);
+  /// `cond != 0 ? a : b`, in the type of the first typed branch (else the condition's).
+  Value select(const Value& cond, const Value& a, const Value& b);
   Value cast(const Value& a, ElemType type);
   /// The operand of a reduction over `dims`: the instruction's own previous value, `init` (a
   /// value of an instruction outside the reduced dims) at the first iteration.

@@ -47,6 +47,20 @@ std::string_view operator_name(Operator op) {
       return "load";
     case Operator::kStore:
       return "store";
+    case Operator::kLt:
+      return "lt";
+    case Operator::kLe:
+      return "le";
+    case Operator::kGt:
+      return "gt";
+    case Operator::kGe:
+      return "ge";
+    case Operator::kEq:
+      return "eq";
+    case Operator::kNe:
+      return "ne";
+    case Operator::kSelect:
+      return "select";
   }
   return "?";
 }
@@ -61,11 +75,14 @@ int operator_arity(Operator op) {
     case Operator::kStore:
       return 1;
     case Operator::kFma:
+    case Operator::kSelect:
       return 3;
     default:
       return 2;
   }
 }
+
+bool is_comparison(Operator op) { return op >= Operator::kLt && op <= Operator::kNe; }
 
 std::vector<DimId> Loop::dims() const {
   std::vector<DimId> all{dynamic_dim};

@@ -40,9 +40,21 @@ enum class Operator {
   kCast,  // to the instruction's element type
   kLoad,
   kStore,  // operand 0 is the stored value; produces no value
+  // Comparisons of their two operands in the instruction's type, giving 1 where it holds and 0
+  // elsewhere, in that type: conditions stay numbers, so that they flow between nests and
+  // through temporaries as any value does. kNe holds for NaN operands, as C's `!=`. Kept
+  // together: is_comparison tests the range.
+  kLt,
+  kLe,
+  kGt,
+  kGe,
+  kEq,
+  kNe,
+  kSelect,  // operand 0 != 0 ? operand 1 : operand 2
 };
 std::string_view operator_name(Operator op);
 int operator_arity(Operator op);
+bool is_comparison(Operator op);
 
 /// `coeff * index(logical)`; affine indices are sums of terms plus a constant.
 struct AffineTerm {

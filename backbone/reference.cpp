@@ -19,6 +19,27 @@ double round_to(ElemType type, double value) {
   return value;
 }
 
+bool compare(Operator op, double a, double b) {
+  switch (op) {
+    case Operator::kLt:
+      return a < b;
+    case Operator::kLe:
+      return a <= b;
+    case Operator::kGt:
+      return a > b;
+    case Operator::kGe:
+      return a >= b;
+    case Operator::kEq:
+      return a == b;
+    case Operator::kNe:
+      return a != b;
+    default:
+      break;
+  }
+  SCULPT_CHECK(false) << operator_name(op) << " is not a comparison";
+  return false;
+}
+
 namespace {
 
 // How to find a value in its producer's storage from the reader's loops: for each storage loop
@@ -156,6 +177,18 @@ class Interpreter {
         break;
       case Operator::kExp:
         out = std::exp(in[0]);
+        break;
+      case Operator::kLt:
+      case Operator::kLe:
+      case Operator::kGt:
+      case Operator::kGe:
+      case Operator::kEq:
+      case Operator::kNe:
+        // In the instruction's type, as the device compares: a constant such as 0.1 too.
+        out = compare(inst.op, round_to(inst.type, in[0]), round_to(inst.type, in[1])) ? 1 : 0;
+        break;
+      case Operator::kSelect:
+        out = round_to(inst.type, in[0]) != 0 ? in[1] : in[2];
         break;
       case Operator::kLoad: {
         const MemRegion& mem = kernel_.mem(inst.access->mem);

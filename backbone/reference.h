@@ -10,6 +10,9 @@ namespace sculpt::backbone {
 /// `value` as an instruction of `type` keeps it: rounded to float, or truncated to int32.
 double round_to(ElemType type, double value);
 
+/// Whether comparison `op` (is_comparison) holds for `a` and `b`, as in C (`!=` holds for NaN).
+bool compare(Operator op, double a, double b);
+
 /// Runs `kernel` on `args` (arrays by name, scalars by name; sizes come from the kernel).
 /// Values are computed in double and rounded to their instruction's element type after each
 /// instruction; temporaries of lowered communications are allocated internally. Meant for small

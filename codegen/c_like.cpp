@@ -74,6 +74,20 @@ std::string CLikePrinter::value(const Instruction& inst) const {
       return fmt::format("{}({}, {})", f32 ? "fmaxf" : "fmax", a[0], a[1]);
     case Op::kExp:
       return fmt::format("{}({})", f32 ? "expf" : "exp", a[0]);
+    case Op::kLt:
+      return a[0] + " < " + a[1];
+    case Op::kLe:
+      return a[0] + " <= " + a[1];
+    case Op::kGt:
+      return a[0] + " > " + a[1];
+    case Op::kGe:
+      return a[0] + " >= " + a[1];
+    case Op::kEq:
+      return a[0] + " == " + a[1];
+    case Op::kNe:
+      return a[0] + " != " + a[1];
+    case Op::kSelect:
+      return fmt::format("{} != 0 ? {} : {}", a[0], a[1], a[2]);
     case Op::kLoad:
       return fmt::format("{}[{}]", k_.memories[inst.access->memory].name, expr(inst.access->index));
     case Op::kStore:

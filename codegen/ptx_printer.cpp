@@ -38,6 +38,29 @@ std::string immediate(double value, ElemType type) {
   return "?";
 }
 
+/// The `setp` comparison of `op` (a comparison operator) as C compares: ordered but for `!=`,
+/// which holds for NaN (`neu`; integers have `ne` only).
+std::string comparison(Operator op, ElemType type) {
+  switch (op) {
+    case Operator::kLt:
+      return "lt";
+    case Operator::kLe:
+      return "le";
+    case Operator::kGt:
+      return "gt";
+    case Operator::kGe:
+      return "ge";
+    case Operator::kEq:
+      return "eq";
+    case Operator::kNe:
+      return type == ElemType::kI32 ? "ne" : "neu";
+    default:
+      break;
+  }
+  SCULPT_CHECK(false) << backbone::operator_name(op) << " is not a comparison";
+  return {};
+}
+
 /// The conversion instruction from `from` to `to` (C semantics: floats truncate to integers).
 std::string conversion(ElemType to, ElemType from) {
   if (to == from) return "mov." + ptx_type(to);
@@ -315,6 +338,27 @@ class PtxPrinter {
         line(
             fmt::format("{}mul.rn.f32 {}, {}, 0f3FB8AA3B;  // {}", guard, scaled, a[0], inst.name));
         text = fmt::format("ex2.approx.f32 {}, {}", d, scaled);
+        break;
+      }
+      case Operator::kLt:
+      case Operator::kLe:
+      case Operator::kGt:
+      case Operator::kGe:
+      case Operator::kEq:
+      case Operator::kNe: {
+        const std::string p = predicate();
+        line(fmt::format("{}setp.{}.{} {}, {}, {};  // {}", guard, comparison(inst.op, inst.type),
+                         t, p, a[0], a[1], inst.name));
+        text = fmt::format("selp.{} {}, {}, {}, {}", t, d, immediate(1, inst.type),
+                           immediate(0, inst.type), p);
+        break;
+      }
+      case Operator::kSelect: {
+        const std::string p = predicate();
+        line(fmt::format("{}setp.{}.{} {}, {}, {};  // {}", guard,
+                         comparison(Operator::kNe, inst.type), t, p, a[0], immediate(0, inst.type),
+                         inst.name));
+        text = fmt::format("selp.{} {}, {}, {}, {}", t, d, a[1], a[2], p);
         break;
       }
       case Operator::kLoad:

@@ -124,10 +124,21 @@ class KernelBuilder {
       case Expr::Kind::kDiv:
         return b_.div(a, c);
       case Expr::Kind::kMin:
+      case Expr::Kind::kAnd:  // conditions are 0 or 1: `&&` is their min, `||` their max
         return b_.min(a, c);
-      default:
+      case Expr::Kind::kMax:
+      case Expr::Kind::kOr:
         return b_.max(a, c);
+      default:
+        return b_.compare(comparison_operator(e.kind), a, c);
     }
+  }
+
+  Value select(const Expr& e) {
+    const Value cond = eval(e.args[0]);
+    const Value then = as(eval(e.args[1]), e.type);
+    const Value otherwise = as(eval(e.args[2]), e.type);
+    return b_.select(cond, then, otherwise);
   }
 
   /// `x * y + z` and `z + x * y` as one fma, as a compiler would contract them.
@@ -163,6 +174,10 @@ class KernelBuilder {
         return b_.sub(b_.constant(0.0), as(eval(e.args[0]), e.type));
       case Expr::Kind::kExp:
         return b_.exp(as(eval(e.args[0]), ElemType::kF32));
+      case Expr::Kind::kNot:
+        return b_.compare(backbone::Operator::kEq, as(eval(e.args[0]), e.type), b_.constant(0.0));
+      case Expr::Kind::kSelect:
+        return select(e);
       default:
         if (std::optional<Value> fused = fma(e)) return *fused;
         return binary(e);

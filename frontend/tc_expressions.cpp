@@ -1,8 +1,11 @@
 #include "frontend/tc_expressions.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+
+#include "backbone/reference.h"
 
 namespace sculpt::frontend {
 namespace {
@@ -85,6 +88,60 @@ Expr binary(Expr::Kind kind, Expr a, Expr b, std::size_t offset) {
   e.args.push_back(std::move(a));
   e.args.push_back(std::move(b));
   return e;
+}
+
+/// A condition `kind` of `args`, folded where some are constants: comparisons of constants,
+/// `&&` and `||` with a constant operand, `!` of a constant.
+Expr condition_of(Expr::Kind kind, std::vector<Expr> args, std::size_t offset) {
+  const auto is_constant = [](const Expr& e) { return e.kind == Expr::Kind::kConstant; };
+  switch (kind) {
+    case Expr::Kind::kNot:
+      if (is_constant(args[0])) return constant(args[0].value == 0, offset);
+      break;
+    case Expr::Kind::kAnd:
+    case Expr::Kind::kOr:
+      for (int k = 0; k < 2; ++k) {
+        if (!is_constant(args[k])) continue;
+        // A constant that decides the result is it; one that does not leaves the other.
+        const bool decides = (args[k].value != 0) == (kind == Expr::Kind::kOr);
+        return std::move(args[decides ? k : 1 - k]);
+      }
+      break;
+    default:
+      if (is_constant(args[0]) && is_constant(args[1])) {
+        return constant(backbone::compare(comparison_operator(kind), args[0].value, args[1].value),
+                        offset);
+      }
+      break;
+  }
+  Expr e;
+  e.kind = kind;
+  e.offset = offset;
+  for (const Expr& arg : args) e.type = widest(e.type, arg.type);
+  e.args = std::move(args);
+  return e;
+}
+
+bool is_comparison_op(const std::string& op) {
+  return op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=";
+}
+
+/// Whether a chain of operator `op` gives a condition.
+bool is_condition_op(const std::string& op) {
+  return is_comparison_op(op) || op == "&&" || op == "||";
+}
+
+/// Whether `expr` is written as a condition: a comparison, `&&`, `||` or an outermost `!`.
+bool is_condition(const ast::Expr& expr) {
+  const ast::Expr& e = strip(expr);
+  if (const auto* chain = as<ast::Chain>(e)) return is_condition_op(chain->rest.front().op);
+  const auto* unary = as<ast::Unary>(e);
+  return unary && unary->ops.front() == "!";
+}
+
+/// What using `what`, which gives a condition, as a number says.
+std::string condition_as_number(const std::string& what) {
+  return what + " gives a condition, not a number: use it as the condition of 'c ? a : b'";
 }
 
 bool too_large(const SizeAffine& a) {
@@ -185,10 +242,74 @@ std::optional<Expr> ExprChecker::value(const ast::Expr& expr, const IndexScope& 
                              "size in the signature");
     return std::nullopt;
   }
-  const auto& cond = *as<ast::Conditional>(e);
-  error(cond.branches->offset,
-        "selects ('?:') are not supported: the backbone has no compare-and-select operator yet");
-  return std::nullopt;
+  const auto& select = *as<ast::Conditional>(e);
+  std::optional<Expr> cond = condition(select.cond, scope);
+  if (!cond) return std::nullopt;
+  std::optional<Expr> then = value(select.branches->then, scope);
+  if (!then) return std::nullopt;
+  std::optional<Expr> otherwise = value(select.branches->otherwise, scope);
+  if (!otherwise) return std::nullopt;
+  if (cond->kind == Expr::Kind::kConstant) return cond->value != 0 ? then : otherwise;
+  Expr out;
+  out.kind = Expr::Kind::kSelect;
+  out.offset = select.offset;
+  out.type = widest(then->type, otherwise->type);
+  out.args.push_back(std::move(*cond));
+  out.args.push_back(std::move(*then));
+  out.args.push_back(std::move(*otherwise));
+  return out;
+}
+
+std::optional<Expr> ExprChecker::condition(const ast::Expr& expr, const IndexScope& scope) const {
+  const ast::Expr& e = strip(expr);
+  if (!is_condition(e)) {
+    error(offset_of(e),
+          "expected a condition (a comparison such as 'x > 0', or conditions joined by '&&' or "
+          "'||', or negated by '!'), not a number");
+    return std::nullopt;
+  }
+  if (const auto* unary = as<ast::Unary>(e)) {
+    // `!` applies to conditions only: every prefix operator is one, and what follows them is
+    // a condition.
+    if (std::any_of(unary->ops.begin(), unary->ops.end(),
+                    [](const std::string& op) { return op != "!"; }) ||
+        !is_condition(unary->operand)) {
+      error(unary->offset, "'!' applies to a condition (a comparison), not to a number");
+      return std::nullopt;
+    }
+    std::optional<Expr> c = condition(unary->operand, scope);
+    if (!c) return std::nullopt;
+    for (std::size_t k = 0; k < unary->ops.size(); ++k) {
+      c = condition_of(Expr::Kind::kNot, {std::move(*c)}, unary->offset);
+    }
+    return c;
+  }
+  const auto& chain = *as<ast::Chain>(e);
+  const std::string& first_op = chain.rest.front().op;
+  if (is_comparison_op(first_op)) {
+    if (chain.rest.size() > 1) {
+      error(chain.rest[1].offset, "comparisons do not chain: write 'a < b && b < c'");
+      return std::nullopt;
+    }
+    std::optional<Expr> lhs = value(chain.first, scope);
+    if (!lhs) return std::nullopt;
+    std::optional<Expr> rhs = value(chain.rest.front().operand, scope);
+    if (!rhs) return std::nullopt;
+    static const std::map<std::string, Expr::Kind> kComparisons = {
+        {"<", Expr::Kind::kLt},  {"<=", Expr::Kind::kLe}, {">", Expr::Kind::kGt},
+        {">=", Expr::Kind::kGe}, {"==", Expr::Kind::kEq}, {"!=", Expr::Kind::kNe}};
+    return condition_of(kComparisons.at(first_op), {std::move(*lhs), std::move(*rhs)},
+                        chain.rest.front().offset);
+  }
+  std::optional<Expr> acc = condition(chain.first, scope);
+  if (!acc) return std::nullopt;
+  for (const ast::Operation& op : chain.rest) {
+    std::optional<Expr> rhs = condition(op.operand, scope);
+    if (!rhs) return std::nullopt;
+    acc = condition_of(op.op == "&&" ? Expr::Kind::kAnd : Expr::Kind::kOr,
+                       {std::move(*acc), std::move(*rhs)}, op.offset);
+  }
+  return acc;
 }
 
 std::optional<Expr> ExprChecker::name_value(const ast::Name& name, const IndexScope& scope) const {
@@ -303,13 +424,14 @@ std::optional<Expr> ExprChecker::read_value(const ast::Call& call, const IndexSc
 
 std::optional<Expr> ExprChecker::unary_value(const ast::Unary& unary,
                                              const IndexScope& scope) const {
+  // Before the operand, so that `!(a < b)` says `!`, the outermost.
+  if (std::find(unary.ops.begin(), unary.ops.end(), "!") != unary.ops.end()) {
+    error(unary.offset, condition_as_number("'!'"));
+    return std::nullopt;
+  }
   std::optional<Expr> operand = value(unary.operand, scope);
   if (!operand) return std::nullopt;
   for (auto op = unary.ops.rbegin(); op != unary.ops.rend(); ++op) {
-    if (*op == "!") {
-      error(unary.offset, "'!' is not supported: the backbone has no logical operators");
-      return std::nullopt;
-    }
     if (*op == "+") continue;
     if (operand->kind == Expr::Kind::kConstant) {
       operand->value = -operand->value;
@@ -328,6 +450,11 @@ std::optional<Expr> ExprChecker::unary_value(const ast::Unary& unary,
 
 std::optional<Expr> ExprChecker::chain_value(const ast::Chain& chain,
                                              const IndexScope& scope) const {
+  // Before the operands, so that `a < b || c < d` says `||`, the outermost.
+  if (const ast::Operation& first = chain.rest.front(); is_condition_op(first.op)) {
+    error(first.offset, condition_as_number("'" + first.op + "'"));
+    return std::nullopt;
+  }
   std::optional<Expr> acc = value(chain.first, scope);
   if (!acc) return std::nullopt;
   for (const ast::Operation& op : chain.rest) {
@@ -340,13 +467,8 @@ std::optional<Expr> ExprChecker::chain_value(const ast::Chain& chain,
       kind = Expr::Kind::kMul;
     } else if (op.op == "/") {
       kind = Expr::Kind::kDiv;
-    } else if (op.op == "%") {
+    } else {  // '%': a chain's operators are all of one precedence level
       error(op.offset, "'%' is not supported: the backbone has no remainder operator");
-      return std::nullopt;
-    } else {
-      error(op.offset, "'" + op.op +
-                           "' is not supported: the backbone has no comparisons or logical "
-                           "operators yet");
       return std::nullopt;
     }
     std::optional<Expr> rhs = value(op.operand, scope);

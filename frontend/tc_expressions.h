@@ -52,6 +52,8 @@ class ExprChecker {
   std::optional<Expr> read_value(const ast::Call& call, const IndexScope& scope) const;
   std::optional<Expr> chain_value(const ast::Chain& chain, const IndexScope& scope) const;
   std::optional<Expr> unary_value(const ast::Unary& unary, const IndexScope& scope) const;
+  /// A select's condition: a comparison of values, or conditions joined by `&&`, `||`, `!`.
+  std::optional<Expr> condition(const ast::Expr& expr, const IndexScope& scope) const;
   /// An affine expression over the names `term` accepts (it reports those it refuses);
   /// `what` names it in messages ("a subscript").
   std::optional<SizeAffine> affine(const ast::Expr& expr,

@@ -138,6 +138,28 @@ int64_t IndexRange::extent(const backbone::Sizes& sizes) const {
   return last.floor(sizes) - lo.ceil(sizes) + 1;
 }
 
+backbone::Operator comparison_operator(Expr::Kind kind) {
+  using backbone::Operator;
+  switch (kind) {
+    case Expr::Kind::kLt:
+      return Operator::kLt;
+    case Expr::Kind::kLe:
+      return Operator::kLe;
+    case Expr::Kind::kGt:
+      return Operator::kGt;
+    case Expr::Kind::kGe:
+      return Operator::kGe;
+    case Expr::Kind::kEq:
+      return Operator::kEq;
+    case Expr::Kind::kNe:
+      return Operator::kNe;
+    default:
+      break;
+  }
+  SCULPT_CHECK(false) << "not a comparison";
+  return Operator::kMov;
+}
+
 double neutral(Reduction reduction, backbone::ElemType type) {
   using backbone::ElemType;
   const double largest = type == ElemType::kF32   ? std::numeric_limits<float>::max()

@@ -86,6 +86,18 @@ struct Expr {
     kMin,
     kMax,
     kExp,
+    // Conditions: only a select's condition, or an operand of another condition, is one. They
+    // are 1 where they hold and 0 elsewhere; a comparison compares in its type.
+    kLt,
+    kLe,
+    kGt,
+    kGe,
+    kEq,
+    kNe,
+    kAnd,
+    kOr,
+    kNot,
+    kSelect,  // args: the condition, then the values where it holds and where it does not
   };
   Kind kind = Kind::kConstant;
   std::size_t offset = 0;
@@ -97,6 +109,9 @@ struct Expr {
   /// Unset for constants alone (they take the type of what they meet).
   std::optional<backbone::ElemType> type;
 };
+
+/// The backbone's comparison operator of a comparison (kLt..kNe).
+backbone::Operator comparison_operator(Expr::Kind kind);
 
 enum class Reduction { kNone, kSum, kProduct, kMin, kMax };
 

@@ -31,9 +31,10 @@ double combine(Reduction reduction, double acc, double v) {
 /// An expression ready to evaluate: names resolved to numbers, buffers and strides.
 struct Node {
   Expr::Kind kind = Expr::Kind::kConstant;
-  bool integer = false;  // an int32 operation: truncates
-  double value = 0;      // constants, sizes, scalars
-  int slot = -1;         // kIndex
+  ElemType type = ElemType::kF32;  // comparisons compare in it
+  bool integer = false;            // an int32 operation: truncates
+  double value = 0;                // constants, sizes, scalars
+  int slot = -1;                   // kIndex
   const backbone::Buffer* input = nullptr;
   const std::vector<double>* storage = nullptr;  // a tensor the definition computes
   std::vector<std::pair<int, int64_t>> flat;     // element = sum of stride * index + constant
@@ -58,6 +59,10 @@ double eval(const Node& n, const int64_t* index) {
       return -eval(n.args[0], index);
     case Expr::Kind::kExp:
       return std::exp(eval(n.args[0], index));
+    case Expr::Kind::kNot:
+      return eval(n.args[0], index) == 0;
+    case Expr::Kind::kSelect:
+      return eval(n.args[0], index) != 0 ? eval(n.args[1], index) : eval(n.args[2], index);
     default:
       break;
   }
@@ -79,8 +84,19 @@ double eval(const Node& n, const int64_t* index) {
     case Expr::Kind::kMin:
       r = std::min(a, b);
       break;
-    default:
+    case Expr::Kind::kMax:
       r = std::max(a, b);
+      break;
+    case Expr::Kind::kAnd:
+      r = a != 0 && b != 0;
+      break;
+    case Expr::Kind::kOr:
+      r = a != 0 || b != 0;
+      break;
+    default:
+      // In the comparison's type, as the device compares (`x > 0.1` against 0.1f for float).
+      r = backbone::compare(comparison_operator(n.kind), backbone::round_to(n.type, a),
+                            backbone::round_to(n.type, b));
       break;
   }
   return n.integer ? std::trunc(r) : r;
@@ -123,6 +139,7 @@ class Reference {
   Node compile(const Expr& e, const Statement& st) const {
     Node n;
     n.kind = e.kind;
+    n.type = e.type.value_or(ElemType::kF32);
     n.integer = e.type == ElemType::kI32;
     n.value = e.value;
     n.slot = e.id;

@@ -16,7 +16,7 @@ enum class InstrClass : std::uint8_t {
   fp32_other,    ///< min, max, div .f32
   fp64,          ///< any f64 arithmetic
   special,       ///< the special-function unit: ex2.approx
-  integer,       ///< integer arithmetic: add, sub, mul, mad, div, rem, min, max
+  integer,       ///< integer arithmetic: add, sub, mul, mad, div, rem, min, max; selp of any type
   move,          ///< mov, cvt, cvta
   control,       ///< setp, and.pred, bra, ret
   param_load,    ///< ld.param

@@ -51,6 +51,17 @@ ClassCounts per_execution(const Instruction& inst) {
     case Operator::kMax:
       arithmetic(InstrClass::fp32_other);
       break;
+    case Operator::kLt:
+    case Operator::kLe:
+    case Operator::kGt:
+    case Operator::kGe:
+    case Operator::kEq:
+    case Operator::kNe:
+    case Operator::kSelect:
+      // A setp (control, left uncharged: a compiler may fuse it into its user) and a selp,
+      // which selects bits on the integer pipe whatever their type.
+      add(counts, InstrClass::integer);
+      break;
     case Operator::kExp:
       add(counts, InstrClass::fp32_mul);  // exp(x) = ex2(x * log2(e))
       add(counts, InstrClass::special);

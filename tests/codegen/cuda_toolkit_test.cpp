@@ -1,7 +1,8 @@
-// Random fully specified candidates of every zoo kernel, at its test sizes, checked by the CUDA
-// toolkit for the GPU they target, on any machine that has the toolkit, GPU or not: their PTX
-// assembled by ptxas, and their CUDA C (the printer for people) compiled by nvcc. Each test
-// skips when its tool is not found or refuses a minimal input of ours (an older toolkit):
+// Random fully specified candidates of every zoo kernel, at its test sizes, and of the kernels of
+// frontend/examples/kernels.tc (comparisons and selects, which no zoo kernel has, among them),
+// checked by the CUDA toolkit for the GPU they target, on any machine that has the toolkit, GPU or
+// not: their PTX assembled by ptxas, and their CUDA C (the printer for people) compiled by nvcc.
+// Each test skips when its tool is not found or refuses a minimal input of ours (an older toolkit):
 // $SCULPT_PTXAS / $SCULPT_NVCC, else the tool on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin.
 // SCULPT_CANDIDATES changes the count per kernel (20 for ptxas, 3 for the slower nvcc by
 // default). A failure prints the tool's messages, the
@@ -19,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -26,11 +28,13 @@
 #include "codegen/cuda_printer.h"
 #include "codegen/lower.h"
 #include "codegen/ptx_printer.h"
+#include "frontend/definition.h"
 #include "gpu_space/space.h"
 #include "perf_model/description.h"
 #include "search/candidate_evaluator.h"
 #include "search/descent.h"
 #include "tests/backbone/zoo_names.h"
+#include "tests/frontend/new_kernels.h"
 #ifdef SCULPT_HAVE_CUDA
 #include "device/gpu_characterization.h"
 #endif
@@ -144,13 +148,25 @@ class CudaToolkit : public testing::TestWithParam<std::string> {
     if (!probe.ok) GTEST_SKIP() << path_ << " refuses a minimal input of ours:\n" << probe.log;
   }
 
+  /// The test's kernel: a zoo kernel at its test sizes, or a definition of kernels.tc.
+  static std::optional<backbone::Kernel> kernel_of(const std::string& name) {
+    if (const backbone::KernelInfo* zoo = backbone::find_kernel(name)) {
+      return zoo->build(backbone::test_sizes(zoo->sizes));
+    }
+    const frontend::DefinitionLookup lookup = frontend::testing::lookup_new_kernel(name);
+    EXPECT_TRUE(lookup.ok()) << lookup.error;
+    if (!lookup.ok()) return std::nullopt;
+    return lookup.info->build(lookup.sizes);
+  }
+
   /// Random candidates of the test's kernel through `tool`: no error, no warning.
   void check_candidates(const Tool& tool) {
-    const backbone::KernelInfo& info = *backbone::find_kernel(GetParam());
-    const backbone::Kernel kernel = info.build(backbone::test_sizes(info.sizes));
+    const std::optional<backbone::Kernel> found = kernel_of(GetParam());
+    ASSERT_TRUE(found);
+    const backbone::Kernel& kernel = *found;
     const auto root = gpu_space::make_root(kernel, perf_model::Description::named("sm_90").limits);
     ASSERT_FALSE(root->conflict()) << root->conflict()->to_string();
-    std::mt19937_64 rng(std::hash<std::string>()(info.name) + 2);
+    std::mt19937_64 rng(std::hash<std::string>()(kernel.name()) + 2);
     int compiled = 0;
     int failures = 0;
     const char* count = std::getenv("SCULPT_CANDIDATES");
@@ -159,7 +175,7 @@ class CudaToolkit : public testing::TestWithParam<std::string> {
       search::Descent descent = search::random_descent(*root, rng);
       if (!descent.candidate) continue;
       const fs::path file =
-          write_file(info.name + "_" + std::to_string(i) + tool.extension,
+          write_file(kernel.name() + "_" + std::to_string(i) + tool.extension,
                      tool.code(static_cast<const gpu_space::Candidate&>(*descent.candidate)));
       const ToolRun result = run_tool(tool.command(path_, file, compute_capability()));
       if (result.ok && result.log.find("warning") == std::string::npos) {
@@ -169,7 +185,7 @@ class CudaToolkit : public testing::TestWithParam<std::string> {
       if (++failures > 3) continue;  // the first few say enough
       std::string actions;
       for (const spacegen::Action& a : descent.actions) actions += spacegen::to_json(a) + "\n";
-      ADD_FAILURE() << info.name << ": " << tool.name << (result.ok ? " warned" : " failed")
+      ADD_FAILURE() << kernel.name() << ": " << tool.name << (result.ok ? " warned" : " failed")
                     << " on " << file << ":\n"
                     << result.log << "decisions:\n"
                     << actions;
@@ -199,6 +215,9 @@ TEST_P(CudaToolkit, CudaCOfRandomCandidatesCompiles) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, CudaToolkit, testing::ValuesIn(backbone::zoo_names()),
+                         [](const auto& param) { return param.param; });
+
+INSTANTIATE_TEST_SUITE_P(Definitions, CudaToolkit, testing::Values("relu", "threshold", "clamp"),
                          [](const auto& param) { return param.param; });
 
 #ifdef SCULPT_HAVE_CUDA

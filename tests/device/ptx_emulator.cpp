@@ -62,6 +62,7 @@ enum class Op : std::uint8_t {
   max,
   ex2,
   setp,
+  selp,
   and_pred,
   bra,
   bar,
@@ -69,7 +70,8 @@ enum class Op : std::uint8_t {
   clock,  // mov from %clock64 or %globaltimer
 };
 
-enum class Cmp : std::uint8_t { eq, ne, lt, le, gt, ge };
+/// PTX's comparisons: ordered (false when a float operand is NaN) but `neu`, C's `!=`.
+enum class Cmp : std::uint8_t { eq, ne, neu, lt, le, gt, ge };
 
 /// Special registers, in the order of their index in Operand::index.
 constexpr std::string_view kSpecials[] = {"%tid.x",   "%tid.y",    "%tid.z",    "%ntid.x",
@@ -132,6 +134,8 @@ perf_model::InstrClass instruction_class(const Inst& in) {
       return InstrClass::barrier;
     case Op::ex2:
       return InstrClass::special;
+    case Op::selp:  // a select of bits, whatever their type
+      return InstrClass::integer;
     case Op::add:
     case Op::sub:
     case Op::mul:
@@ -523,9 +527,9 @@ void Module::Impl::parse_instruction(std::string_view text, int line, Entry& ent
     return entry.code.push_back(inst);
   }
   static const std::map<std::string_view, std::pair<Op, std::size_t>> kArithmetic = {
-      {"add", {Op::add, 3}}, {"sub", {Op::sub, 3}}, {"mul", {Op::mul, 3}}, {"div", {Op::div, 3}},
-      {"rem", {Op::rem, 3}}, {"mad", {Op::mad, 4}}, {"fma", {Op::mad, 4}}, {"min", {Op::min, 3}},
-      {"max", {Op::max, 3}}, {"ex2", {Op::ex2, 2}}};
+      {"add", {Op::add, 3}}, {"sub", {Op::sub, 3}}, {"mul", {Op::mul, 3}},  {"div", {Op::div, 3}},
+      {"rem", {Op::rem, 3}}, {"mad", {Op::mad, 4}}, {"fma", {Op::mad, 4}},  {"min", {Op::min, 3}},
+      {"max", {Op::max, 3}}, {"ex2", {Op::ex2, 2}}, {"selp", {Op::selp, 4}}};
   if (auto a = kArithmetic.find(mnemonic); a != kArithmetic.end()) {
     inst.op = a->second.first;
     inst.type = type_at(parts.size() - 1);
@@ -540,13 +544,16 @@ void Module::Impl::parse_instruction(std::string_view text, int line, Entry& ent
     return entry.code.push_back(inst);
   }
   if (mnemonic == "setp") {
-    static const std::map<std::string_view, Cmp> kCmps = {{"eq", Cmp::eq}, {"ne", Cmp::ne},
-                                                          {"lt", Cmp::lt}, {"le", Cmp::le},
-                                                          {"gt", Cmp::gt}, {"ge", Cmp::ge}};
+    static const std::map<std::string_view, Cmp> kCmps = {
+        {"eq", Cmp::eq}, {"ne", Cmp::ne}, {"neu", Cmp::neu}, {"lt", Cmp::lt},
+        {"le", Cmp::le}, {"gt", Cmp::gt}, {"ge", Cmp::ge}};
     if (parts.size() != 3 || !kCmps.count(parts[1])) unsupported(line, fmt::format("'{}'", opcode));
     inst.op = Op::setp;
     inst.cmp = kCmps.at(parts[1]);
     inst.type = type_at(2);
+    if (inst.cmp == Cmp::neu && !is_float(inst.type)) {
+      unsupported(line, fmt::format("'{}'", opcode));
+    }
     want(3);
     operands();
     return entry.code.push_back(inst);
@@ -845,6 +852,8 @@ bool compare(Cmp cmp, Type t, std::uint64_t a, std::uint64_t b) {
       case Cmp::eq:
         return x == y;
       case Cmp::ne:
+        return x < y || x > y;
+      case Cmp::neu:
         return x != y;
       case Cmp::lt:
         return x < y;
@@ -1228,6 +1237,9 @@ Outcome Module::Impl::execute(const Entry& entry, const Launch& launch, bool rev
                   break;
                 case Op::setp:
                   r[in.dst.index] = compare(in.cmp, in.type, value(in.src[0]), value(in.src[1]));
+                  break;
+                case Op::selp:
+                  r[in.dst.index] = value(in.src[2]) != 0 ? value(in.src[0]) : value(in.src[1]);
                   break;
                 case Op::and_pred:
                   r[in.dst.index] = (value(in.src[0]) != 0) && (value(in.src[1]) != 0);

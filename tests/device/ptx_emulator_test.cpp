@@ -8,6 +8,8 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -450,6 +452,34 @@ using perf_model::InstrClass;
 std::uint64_t issued(const std::array<std::uint64_t, perf_model::kInstrClasses>& counts,
                      InstrClass c) {
   return counts[static_cast<std::size_t>(c)];
+}
+
+// setp compares as PTX does: ordered (false for NaN) but `neu`, which holds for NaN as C's `!=`
+// does. selp picks by the predicate, an integer instruction whatever the type it selects.
+TEST(PtxEmulator, ComparisonsAndSelects) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::array<float, 4> x = {1, nan, -1, 0};
+  const std::map<std::string, std::array<float, 4>> expected = {
+      {"eq", {0, 0, 0, 1}}, {"ne", {1, 0, 1, 0}}, {"neu", {1, 1, 1, 0}}, {"lt", {0, 0, 1, 0}},
+      {"le", {0, 0, 1, 1}}, {"gt", {1, 0, 0, 0}}, {"ge", {1, 0, 0, 1}}};
+  for (const auto& [cmp, holds] : expected) {
+    Module module(
+        count_kernel(fmt::format("  mad.lo.s64 %a1, %a0, 4, %x;\n"
+                                 "  ld.global.f32 %v0, [%a1];\n"
+                                 "  setp.{}.f32 %p0, %v0, 0f00000000;\n"
+                                 "  selp.f32 %v1, 0f3F800000, 0f00000000, %p0;  // sel\n"
+                                 "  mad.lo.s64 %a2, %a0, 4, %y;\n"
+                                 "  st.global.f32 [%a2], %v1;",
+                                 cmp)));
+    Counting counting({32, 1, 1}, 1);
+    for (std::size_t i = 0; i < 32; ++i) counting.arrays->x[i] = x[i % 4];
+    const Outcome outcome = module.run("count", counting.launch);
+    ASSERT_EQ(outcome.fault, Fault::none) << outcome.message;
+    for (std::size_t i = 0; i < 32; ++i) EXPECT_EQ(counting.arrays->y[i], holds[i % 4]) << cmp;
+    EXPECT_EQ(
+        issued(outcome.counts.by_instruction.at("sel").warp_instructions, InstrClass::integer), 1u);
+  }
+  EXPECT_THROW(Module(count_kernel("  setp.neu.s32 %p0, %r0, 0;")), Unsupported);
 }
 
 TEST(PtxEmulatorCounts, ACoalescedWarpLoadTakesFourSectors) {

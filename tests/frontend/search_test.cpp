@@ -1,7 +1,7 @@
 // Kernels from definitions alone, through sculpt's front doors: `sculpt search --def/--expr` on
-// the CPU device with every candidate checked against the derived reference (five kernels none
-// of which is in the zoo), `sculpt kernels --def`, the report and replay of a definition's run
-// folder, located errors with exit code 2.
+// the CPU device with every candidate checked against the derived reference (the kernels of
+// frontend/examples/kernels.tc, none of which is in the zoo, selects included), `sculpt kernels
+// --def`, the report and replay of a definition's run folder, located errors with exit code 2.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -41,11 +41,7 @@ TEST_P(DefinedKernels, SearchOnTheCpuWithEveryCandidateChecked) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, DefinedKernels,
-                         ::testing::Values(NewKernel{"outer_product", "M=24,N=16"},
-                                           NewKernel{"transpose", "M=16,N=24"},
-                                           NewKernel{"conv1d", "M=64,N=5"},
-                                           NewKernel{"conv2d", "N=1,C=3,H=10,W=10,F=4,KH=3,KW=3"},
-                                           NewKernel{"row_sum", "M=16,N=32"}),
+                         ::testing::ValuesIn(frontend::testing::new_kernels()),
                          [](const auto& info) { return info.param.name; });
 
 TEST(DefinedKernel, FromTheCommandLineThenReplayed) {
@@ -104,7 +100,7 @@ TEST(DefinedKernel, KernelsDescribesADefinition) {
   EXPECT_NE(sized.out.find("  i_size   size   i32 = 8\n"), std::string::npos) << sized.out;
   const Outcome several = run_sculpt({"kernels", "--def", kKernelsFile});
   EXPECT_EQ(several.code, kExitUsage);
-  EXPECT_NE(several.err.find("defines 5 kernels"), std::string::npos) << several.err;
+  EXPECT_NE(several.err.find("defines 8 kernels"), std::string::npos) << several.err;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The model never charges more than a kernel executes: random fully specified candidates of every
-// zoo kernel at its test sizes (SCULPT_CANDIDATES: 20 in CI, 200 in the slow run), their PTX run
-// on the PTX emulator, which counts what ran (tests/device/ptx_emulator.h). For every
+// zoo kernel at its test sizes, and of the selects of frontend/examples/kernels.tc
+// (SCULPT_CANDIDATES: 20 in CI, 200 in the slow run), their PTX run on the PTX emulator, which
+// counts what ran (tests/device/ptx_emulator.h). For every
 // instruction, each class of warp instructions, the global sectors and the shared-memory
 // wavefronts the model charges are at most the emulator's; the barriers a block passes too. And
 // the model's coalescing is right: the sectors it says the printed PTX moves equal the
@@ -22,6 +23,7 @@
 #include "search/problem.h"
 #include "tests/backbone/zoo_names.h"
 #include "tests/device/ptx_emulator.h"
+#include "tests/frontend/new_kernels.h"
 
 namespace sculpt::perf_model {
 namespace {
@@ -118,8 +120,18 @@ void compare(const Bound& model, const ptx_emulator::Counts& ran, const std::str
 class ModelCounts : public testing::TestWithParam<std::string> {};
 
 TEST_P(ModelCounts, NeverExceedWhatRan) {
-  const backbone::KernelInfo& info = *backbone::find_kernel(GetParam());
-  const backbone::Sizes sizes = backbone::test_sizes(info.sizes);
+  // A zoo kernel at its test sizes, or a kernel of frontend/examples/kernels.tc.
+  backbone::KernelInfo info;
+  backbone::Sizes sizes;
+  if (const backbone::KernelInfo* zoo = backbone::find_kernel(GetParam())) {
+    info = *zoo;
+    sizes = backbone::test_sizes(info.sizes);
+  } else {
+    const frontend::DefinitionLookup lookup = frontend::testing::lookup_new_kernel(GetParam());
+    ASSERT_TRUE(lookup.ok()) << lookup.error;
+    info = *lookup.info;
+    sizes = lookup.sizes;
+  }
   const backbone::Kernel kernel = info.build(sizes);
   const Description sm90 = Description::named("sm_90");
   const auto root = gpu_space::make_root(kernel, sm90.limits);
@@ -151,6 +163,10 @@ TEST_P(ModelCounts, NeverExceedWhatRan) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ModelCounts, testing::ValuesIn(backbone::zoo_names()),
+                         [](const auto& param) { return param.param; });
+
+// Comparisons and selects, which no zoo kernel has.
+INSTANTIATE_TEST_SUITE_P(Definitions, ModelCounts, testing::Values("relu", "threshold", "clamp"),
                          [](const auto& param) { return param.param; });
 
 }  // namespace
