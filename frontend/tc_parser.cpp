@@ -173,9 +173,11 @@ BOOST_SPIRIT_DEFINE(name, number, expr, call, dim_range, primary, unary_op, unar
                     logical_or, branches, conditional, size_list, param, params, arrow, outputs,
                     assign_op, range, where, statement, body_end, definition)
 
-/// Skips blanks and `#` comments, as the skipper does.
+constexpr std::string_view kComment = "#";
+
+/// Skips blanks and comments, as the skipper does.
 std::size_t skip_blank(const std::string& text, std::size_t pos) {
-  return parse_support::skip_blank(text, pos, "#");
+  return parse_support::skip_blank(text, pos, kComment);
 }
 
 /// What the parser found at `pos`, for "expected X but found Y".
@@ -185,15 +187,6 @@ std::string describe_token(const std::string& text, std::size_t pos) {
   return parse_support::describe_token(text, pos, {operators, false, false});
 }
 
-/// The start of the next line after `pos` whose first word is `def`.
-std::size_t next_definition_line(const std::string& text, std::size_t pos) {
-  static constexpr std::string_view def[] = {"def"};
-  return parse_support::next_line_starting_with(text, pos, def);
-}
-
-// Past this many syntax errors in one file the rest is noise.
-constexpr std::size_t kMaxSyntaxErrors = 50;
-
 }  // namespace
 
 ast::File parse(const SourceFile& source, Diagnostics& diags) {
@@ -202,37 +195,30 @@ ast::File parse(const SourceFile& source, Diagnostics& diags) {
   const Iterator begin = text.data();
   const Iterator end = begin + text.size();
   const auto parser = x3::with<BeginTag>(begin)[definition];
-  std::size_t errors = 0;
-  std::size_t pos = skip_blank(text, 0);
-  while (pos < text.size()) {
-    if (errors == kMaxSyntaxErrors) {
-      report(diags, source, pos, "too many syntax errors, giving up on this file");
-      break;
-    }
-    Iterator it = begin + pos;
-    std::size_t error_at = 0;
-    std::string message;
-    try {
-      ast::Definition parsed;
-      if (x3::phrase_parse(it, end, parser, skipper, parsed)) {
-        file.definitions.push_back(std::move(parsed));
-        pos = skip_blank(text, static_cast<std::size_t>(it - begin));
-        continue;
-      }
-      error_at = pos;
-      message = "expected " + x3::what(definition);
-    } catch (const x3::expectation_failure<Iterator>& e) {
-      error_at = skip_blank(text, static_cast<std::size_t>(e.where() - begin));
-      message = "expected " + e.which();
-    } catch (const TooDeep& e) {
-      error_at = static_cast<std::size_t>(e.where - begin);
-      message = "expressions nest more than " + std::to_string(kMaxNesting) + " deep";
-    }
-    if (message.starts_with("expected ")) message += " but found " + describe_token(text, error_at);
-    report(diags, source, parse_support::error_position(text, error_at), message);
-    ++errors;
-    pos = skip_blank(text, next_definition_line(text, error_at));
-  }
+  static constexpr std::string_view starts[] = {"def"};
+  parse_support::parse_items(
+      source, diags, kComment, starts, [&](std::size_t pos) -> parse_support::ItemParse {
+        Iterator it = begin + pos;
+        std::size_t error_at = pos;
+        std::string expected;
+        try {
+          ast::Definition parsed;
+          if (x3::phrase_parse(it, end, parser, skipper, parsed)) {
+            file.definitions.push_back(std::move(parsed));
+            return static_cast<std::size_t>(it - begin);
+          }
+          expected = x3::what(definition);
+        } catch (const x3::expectation_failure<Iterator>& e) {
+          error_at = skip_blank(text, static_cast<std::size_t>(e.where() - begin));
+          expected = e.which();
+        } catch (const TooDeep& e) {
+          return parse_support::SyntaxError{
+              static_cast<std::size_t>(e.where - begin),
+              "expressions nest more than " + std::to_string(kMaxNesting) + " deep"};
+        }
+        return parse_support::SyntaxError{
+            error_at, "expected " + expected + " but found " + describe_token(text, error_at)};
+      });
   return file;
 }
 

@@ -1,5 +1,7 @@
 #include "spacedsl/parse_support.h"
 
+#include "spacedsl/parser.h"
+
 namespace sculpt::spacedsl::parse_support {
 
 std::size_t skip_blank(const std::string& text, std::size_t pos, std::string_view comment) {
@@ -60,6 +62,31 @@ std::size_t error_position(const std::string& text, std::size_t at) {
     --at;
   }
   return at;
+}
+
+void parse_items(const SourceFile& source, Diagnostics& diags, std::string_view comment,
+                 std::span<const std::string_view> item_starts,
+                 const std::function<ItemParse(std::size_t)>& parse_item) {
+  constexpr std::size_t kMaxSyntaxErrors = 50;
+  const std::string& text = source.text();
+  std::size_t errors = 0;
+  std::size_t pos = skip_blank(text, 0, comment);
+  while (pos < text.size()) {
+    if (errors == kMaxSyntaxErrors) {
+      report(diags, source, pos, "too many syntax errors, giving up on this file");
+      return;
+    }
+    ItemParse parsed = parse_item(pos);
+    if (const std::size_t* past = std::get_if<std::size_t>(&parsed)) {
+      pos = skip_blank(text, *past, comment);
+      continue;
+    }
+    SyntaxError& error = std::get<SyntaxError>(parsed);
+    const std::size_t at = error_position(text, error.at);
+    report(diags, source, at, std::move(error.message));
+    ++errors;
+    pos = skip_blank(text, next_line_starting_with(text, at, item_starts), comment);
+  }
 }
 
 }  // namespace sculpt::spacedsl::parse_support

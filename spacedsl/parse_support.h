@@ -4,12 +4,16 @@
 // start, the rule macros, and the scanning of the text that their error recovery does.
 #include <boost/spirit/home/x3.hpp>
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <variant>
 
+#include "spacedsl/diagnostics.h"
 #include "spacedsl/lexical.h"
+#include "spacedsl/source_file.h"
 
 namespace sculpt::spacedsl::parse_support {
 
@@ -84,6 +88,24 @@ std::string describe_token(const std::string& text, std::size_t pos, const Token
 /// Where to point an error found at `at`: at the end of the file, just after the last thing
 /// written rather than at an empty last line.
 std::size_t error_position(const std::string& text, std::size_t at);
+
+/// A syntax error: where it was found, and its message.
+struct SyntaxError {
+  std::size_t at = 0;
+  std::string message;
+};
+
+/// What parsing the item at an offset gives: the offset just past it, or why it does not parse.
+using ItemParse = std::variant<std::size_t, SyntaxError>;
+
+/// Parses the top-level items of `source` one after another (`parse_item` parses the one at an
+/// offset, blanks and `comment`s skipped before it). A syntax error is reported where
+/// error_position points, and parsing resumes at the next line whose first word is one of
+/// `item_starts`, so that one run reports the errors of several items; past 50 errors the rest
+/// of the file is noise and is left.
+void parse_items(const SourceFile& source, Diagnostics& diags, std::string_view comment,
+                 std::span<const std::string_view> item_starts,
+                 const std::function<ItemParse(std::size_t)>& parse_item);
 
 }  // namespace sculpt::spacedsl::parse_support
 

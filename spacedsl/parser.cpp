@@ -216,9 +216,11 @@ BOOST_SPIRIT_DEFINE(name, var, host_code, closing_quote, var_decl, arg_decls, ch
                     enum_choice, integer_choice, counter_op, counter_when, counter_choice,
                     choice_body, choice_decl, require_decl, trigger_decl, item)
 
-/// Skips blanks and `//` comments, as the skipper does.
+constexpr std::string_view kComment = "//";
+
+/// Skips blanks and comments, as the skipper does.
 std::size_t skip_blank(const std::string& text, std::size_t pos) {
-  return parse_support::skip_blank(text, pos, "//");
+  return parse_support::skip_blank(text, pos, kComment);
 }
 
 /// What the parser found at `pos`, for "expected X but found Y".
@@ -226,16 +228,6 @@ std::string describe_token(const std::string& text, std::size_t pos) {
   static constexpr std::string_view operators[] = {"||", "&&", "->", "==", "!=", "<=", ">="};
   return parse_support::describe_token(text, pos, {operators, true, true});
 }
-
-/// The start of the next line after `pos` whose first word begins a top-level item.
-std::size_t next_item_line(const std::string& text, std::size_t pos) {
-  static constexpr std::string_view starts[] = {"include", "set",     "quotient",
-                                                "choice",  "require", "trigger"};
-  return parse_support::next_line_starting_with(text, pos, starts);
-}
-
-// Past this many syntax errors in one file the rest is noise.
-constexpr std::size_t kMaxSyntaxErrors = 50;
 
 }  // namespace
 
@@ -251,37 +243,29 @@ ast::File parse(const SourceFile& source, Diagnostics& diags) {
   const Iterator begin = text.data();
   const Iterator end = begin + text.size();
   const auto parser = x3::with<BeginTag>(begin)[item];
-  std::size_t errors = 0;
-  std::size_t pos = skip_blank(text, 0);
-  while (pos < text.size()) {
-    if (errors == kMaxSyntaxErrors) {
-      report(diags, source, pos, "too many syntax errors, giving up on this file");
-      break;
-    }
-    Iterator it = begin + pos;
-    std::size_t error_at = 0;
-    std::string expected;
-    try {
-      ast::Item parsed;
-      if (x3::phrase_parse(it, end, parser, skipper, parsed)) {
-        file.items.push_back(std::move(parsed));
-        pos = skip_blank(text, static_cast<std::size_t>(it - begin));
-        continue;
-      }
-      error_at = pos;
-      expected = x3::what(item);
-    } catch (const x3::expectation_failure<Iterator>& e) {
-      expected = e.which();
-      error_at = static_cast<std::size_t>(e.where() - begin);
-      // A string stops at its line break: point there rather than at the next token.
-      if (expected != x3::what(closing_quote)) error_at = skip_blank(text, error_at);
-    }
-    std::string found = describe_token(text, error_at);
-    error_at = parse_support::error_position(text, error_at);
-    report(diags, source, error_at, "expected " + expected + " but found " + found);
-    ++errors;
-    pos = skip_blank(text, next_item_line(text, error_at));
-  }
+  static constexpr std::string_view starts[] = {"include", "set",     "quotient",
+                                                "choice",  "require", "trigger"};
+  parse_support::parse_items(
+      source, diags, kComment, starts, [&](std::size_t pos) -> parse_support::ItemParse {
+        Iterator it = begin + pos;
+        std::size_t error_at = pos;
+        std::string expected;
+        try {
+          ast::Item parsed;
+          if (x3::phrase_parse(it, end, parser, skipper, parsed)) {
+            file.items.push_back(std::move(parsed));
+            return static_cast<std::size_t>(it - begin);
+          }
+          expected = x3::what(item);
+        } catch (const x3::expectation_failure<Iterator>& e) {
+          expected = e.which();
+          error_at = static_cast<std::size_t>(e.where() - begin);
+          // A string stops at its line break: point there rather than at the next token.
+          if (expected != x3::what(closing_quote)) error_at = skip_blank(text, error_at);
+        }
+        return parse_support::SyntaxError{
+            error_at, "expected " + expected + " but found " + describe_token(text, error_at)};
+      });
   return file;
 }
 
