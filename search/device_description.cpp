@@ -13,6 +13,7 @@
 
 #include "device/c_compiler.h"
 #include "support/atomic_file.h"
+#include "support/file_lock.h"
 
 namespace sculpt::search {
 namespace {
@@ -282,6 +283,12 @@ std::optional<perf_model::Description> device_description(std::string_view devic
     return std::nullopt;
   }
   if (std::optional<perf_model::Description> cached = cached_cpu_description()) return cached;
+  // Processes that start together (a test suite's, two searches) would each measure, each
+  // slowing the others' measurements: one measures, the others wait and read its description.
+  std::error_code ignored;
+  std::filesystem::create_directories(cached_cpu_path().parent_path(), ignored);
+  const support::FileLock measuring(cached_cpu_path().string() + ".lock");
+  if (std::optional<perf_model::Description> cached = cached_cpu_description()) return cached;
   spdlog::warn("measuring this machine's CPU for the performance model (once; kept in {})",
                cached_cpu_path().string());
   try {
@@ -294,7 +301,6 @@ std::optional<perf_model::Description> device_description(std::string_view devic
     }
     perf_model::Description d = cpu_description(c);
     try {
-      std::filesystem::create_directories(cached_cpu_path().parent_path());
       support::write_atomically(cached_cpu_path(), d.to_json(), fmt::format("{}", getpid()));
     } catch (const std::exception& e) {
       spdlog::warn("cannot keep the CPU's description: {}", e.what());
