@@ -1,12 +1,14 @@
 # sculpt_add_space(<target> FILES <root.space> [included.space ...] NAMESPACE <ns>
 #                  BACKBONE_TYPE "<C++ type of $fun>" [NEW_OBJS_TYPE "<type of $new>"]
-#                  [HEADERS <headers the host code needs> ...])
+#                  [HEADERS <headers the host code needs> ...]
+#                  [SPACEGEN_ARGS <more spacegen options> ...] [DEPENDS <files they read> ...])
 # Runs spacegen on the root file at build time (the other files are its includes, listed as
 # dependencies) into ${CMAKE_CURRENT_BINARY_DIR}/generated/<target>/ and builds the library
 # <target>. Users include "generated/<target>/space.h". A bad .space file fails the build
 # with located diagnostics.
 function(sculpt_add_space target)
-  cmake_parse_arguments(S "" "NAMESPACE;BACKBONE_TYPE;NEW_OBJS_TYPE" "FILES;HEADERS" ${ARGN})
+  cmake_parse_arguments(S "" "NAMESPACE;BACKBONE_TYPE;NEW_OBJS_TYPE"
+    "FILES;HEADERS;SPACEGEN_ARGS;DEPENDS" ${ARGN})
   if(NOT S_FILES OR NOT S_NAMESPACE OR NOT S_BACKBONE_TYPE)
     message(FATAL_ERROR "sculpt_add_space(${target}) needs FILES, NAMESPACE and BACKBONE_TYPE")
   endif()
@@ -25,7 +27,7 @@ function(sculpt_add_space target)
   set(headers ${out}/domains.h ${out}/space.h)
   set(cpp ${out}/decision_vector.cpp ${out}/propagators.cpp ${out}/counters.cpp
           ${out}/triggers.cpp)
-  set(args)
+  set(args ${S_SPACEGEN_ARGS})
   foreach(header ${S_HEADERS})
     list(APPEND args --header ${header})
   endforeach()
@@ -36,7 +38,7 @@ function(sculpt_add_space target)
     OUTPUT ${headers} ${cpp}
     COMMAND spacegen ${root} --out ${out} --namespace ${S_NAMESPACE}
             --backbone-type ${S_BACKBONE_TYPE} ${args}
-    DEPENDS ${sources} spacegen
+    DEPENDS ${sources} ${S_DEPENDS} spacegen
     WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
     COMMENT "spacegen ${target}"
     VERBATIM)

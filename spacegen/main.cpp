@@ -1,9 +1,14 @@
 // The spacegen command line.
 //   spacegen --check FILE.space                 checks a space, prints its one-line summary
 //   spacegen FILE.space --out DIR --namespace NS --backbone-type T [--new-objs-type T]
-//            [--header H]...                    generates the C++ sources into DIR
+//            [--header H]... [--mutation-file F] generates the C++ sources into DIR
+//   spacegen --list-mutants FILE.space          prints the mutants of the space, one a line
+// A mutant weakens the model the generator receives (never what spacedsl checks): `drop N`
+// removes constraint N (Model::constraints order), `drop N.K` clause K (from 1) of a constraint
+// of several clauses. The oracle tests (tests/spacegen/mutants.cmake) must fail on each.
 // Exit codes: 0 ok, 2 invalid input (diagnostics on stderr).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -33,6 +38,37 @@ bool write_if_changed(const fs::path& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
+std::vector<std::string> mutants(const sculpt::spacedsl::Model& model) {
+  std::vector<std::string> out;
+  for (std::size_t c = 0; c < model.constraints.size(); ++c) {
+    out.push_back("drop " + std::to_string(c));
+    const std::size_t clauses = model.constraints[c].clauses.size();
+    for (std::size_t k = 1; clauses > 1 && k <= clauses; ++k) {
+      out.push_back("drop " + std::to_string(c) + "." + std::to_string(k));
+    }
+  }
+  return out;
+}
+
+/// Applies a mutant of `mutants` (blank: none); false for one the model does not have.
+bool mutate(sculpt::spacedsl::Model& model, std::string spec) {
+  spec.erase(spec.find_last_not_of(" \n") + 1);
+  if (spec.empty()) return true;
+  const auto all = mutants(model);
+  if (std::find(all.begin(), all.end(), spec) == all.end()) return false;
+  const std::size_t c = std::stoul(spec.substr(5));
+  const std::size_t dot = spec.find('.');
+  auto& constraints = model.constraints;
+  if (dot == std::string::npos) {
+    constraints.erase(constraints.begin() + static_cast<std::ptrdiff_t>(c));
+  } else {
+    auto& clauses = constraints[c].clauses;
+    clauses.erase(clauses.begin() +
+                  static_cast<std::ptrdiff_t>(std::stoul(spec.substr(dot + 1)) - 1));
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -48,6 +84,10 @@ int main(int argc, char** argv) {
   app.add_option("--backbone-type", options.backbone_type, "C++ type of $fun");
   app.add_option("--new-objs-type", options.new_objs_type, "C++ type of $new");
   app.add_option("--header", options.headers, "headers the host code needs");
+  bool list_mutants = false;
+  std::string mutation_file;
+  app.add_flag("--list-mutants", list_mutants, "print the mutants of the space");
+  app.add_option("--mutation-file", mutation_file, "a file naming the mutant to generate");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -63,6 +103,22 @@ int main(int argc, char** argv) {
   if (check_only) {
     std::cout << sculpt::spacedsl::summarize(*model) << "\n";
     return 0;
+  }
+  if (list_mutants) {
+    for (const std::string& m : mutants(*model)) std::cout << m << "\n";
+    return 0;
+  }
+  if (!mutation_file.empty()) {
+    std::ifstream in(mutation_file);
+    if (!in) {
+      std::cerr << "spacegen: error: cannot read " << mutation_file << "\n";
+      return 2;
+    }
+    std::string spec((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!mutate(*model, spec)) {
+      std::cerr << "spacegen: error: no mutant '" << spec << "' in " << file << "\n";
+      return 2;
+    }
   }
   if (out_dir.empty() || options.ns.empty() || options.backbone_type.empty()) {
     std::cerr << "spacegen: error: generation needs --out, --namespace and --backbone-type\n";
