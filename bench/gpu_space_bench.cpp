@@ -13,18 +13,18 @@
 #include <thread>
 #include <vector>
 
-#include "backbone/zoo/zoo.h"
 #include "bench/candidate_bench.h"
 #include "gpu_space/space.h"
 #include "perf_model/description.h"
 #include "search/descent.h"
+#include "zoo/zoo.h"
 
 namespace {
 
 using sculpt::gpu_space::Candidate;
 
 std::unique_ptr<Candidate> matmul_root() {
-  const sculpt::backbone::KernelInfo* info = sculpt::backbone::find_kernel("matmul");
+  const sculpt::backbone::KernelInfo* info = sculpt::zoo::find_kernel("matmul");
   if (info == nullptr) std::abort();
   auto root =
       sculpt::gpu_space::make_root(info->build(sculpt::backbone::default_sizes(info->sizes)),

@@ -9,10 +9,10 @@
 #include <random>
 #include <vector>
 
-#include "backbone/zoo/zoo.h"
 #include "perf_model/model.h"
 #include "perf_model/warp_accesses.h"
 #include "search/descent.h"
+#include "zoo/zoo.h"
 
 namespace {
 
@@ -31,7 +31,7 @@ struct Fixture {
 const Fixture& fixture() {
   static const Fixture f = [] {
     Fixture f;
-    const sculpt::backbone::KernelInfo* info = sculpt::backbone::find_kernel("matmul");
+    const sculpt::backbone::KernelInfo* info = sculpt::zoo::find_kernel("matmul");
     const sculpt::backbone::Kernel kernel =
         info->build(sculpt::backbone::default_sizes(info->sizes));
     const auto description = sculpt::perf_model::Description::named("sm_90");

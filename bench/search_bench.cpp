@@ -10,10 +10,10 @@
 
 #include <memory>
 
-#include "backbone/zoo/zoo.h"
 #include "perf_model/model.h"
 #include "search/session.h"
 #include "search/stand_in_device.h"
+#include "zoo/zoo.h"
 
 namespace {
 
@@ -27,7 +27,7 @@ struct Fixture {
 const Fixture& matmul() {
   static const Fixture f = [] {
     Fixture f;
-    const sculpt::backbone::KernelInfo* info = sculpt::backbone::find_kernel("matmul");
+    const sculpt::backbone::KernelInfo* info = sculpt::zoo::find_kernel("matmul");
     const sculpt::backbone::Kernel kernel =
         info->build(sculpt::backbone::default_sizes(info->sizes));
     const auto description = sculpt::perf_model::Description::named("sm_90");

@@ -5,11 +5,11 @@
 #include <thread>
 #include <vector>
 
-#include "backbone/zoo/zoo.h"
 #include "device/cutoff.h"
 #include "distributed/link.h"
 #include "frontend/definition.h"
 #include "search/problem.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::distributed {
 namespace {
@@ -31,7 +31,7 @@ std::unique_ptr<search::CandidateEvaluator> open_problem(
   const backbone::KernelInfo* info = nullptr;
   backbone::Sizes sizes;
   if (problem.definition.empty()) {
-    const backbone::ZooLookup lookup = backbone::lookup_kernel(problem.kernel, problem.sizes);
+    const zoo::ZooLookup lookup = zoo::lookup_kernel(problem.kernel, problem.sizes);
     *refused = lookup.error;
     info = lookup.info;
     sizes = lookup.sizes;

@@ -8,12 +8,12 @@
 #include <optional>
 #include <string>
 
-#include "backbone/zoo/zoo.h"
 #include "explorer/command.h"
 #include "perf_model/model.h"
 #include "search/device_description.h"
 #include "search/logged_search.h"
 #include "support/duration.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::explorer {
 namespace {
@@ -49,7 +49,7 @@ void print_counts(const perf_model::Bound& bound) {
 
 /// The bound of a kernel's whole space.
 int bound_of_space(const BoundOptions& o) {
-  const backbone::ZooLookup lookup = backbone::lookup_kernel(o.kernel, o.size);
+  const zoo::ZooLookup lookup = zoo::lookup_kernel(o.kernel, o.size);
   if (!lookup.ok()) return fail(lookup.error);
   std::string error;
   const std::optional<perf_model::Description> description =

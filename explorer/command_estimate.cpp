@@ -15,7 +15,6 @@
 #include <string_view>
 #include <utility>
 
-#include "backbone/zoo/zoo.h"
 #include "device/process.h"
 #include "explorer/command.h"
 #include "explorer/stop_on_signal.h"
@@ -24,6 +23,7 @@
 #include "search/estimate.h"
 #include "support/duration.h"
 #include "support/progress.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::explorer {
 namespace {
@@ -122,7 +122,7 @@ int run_estimate(const EstimateOptions& options) {
                options.jobs, kMaxJobs);
     return kExitUsage;
   }
-  const backbone::ZooLookup lookup = backbone::lookup_kernel(options.kernel, options.size);
+  const zoo::ZooLookup lookup = zoo::lookup_kernel(options.kernel, options.size);
   if (!lookup.ok()) {
     fmt::print(stderr, "sculpt estimate: {}\n", lookup.error);
     return kExitUsage;

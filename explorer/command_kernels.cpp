@@ -7,9 +7,9 @@
 #include <cstdio>
 
 #include "backbone/dependences.h"
-#include "backbone/zoo/zoo.h"
 #include "explorer/command.h"
 #include "frontend/definition.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::explorer {
 namespace {
@@ -32,7 +32,7 @@ std::string size_names(const backbone::KernelInfo& info) {
 
 void list_kernels() {
   fmt::print("{:<18} {:<8} {:<16} {}\n", "kernel", "sizes", "default", "computes");
-  for (const backbone::KernelInfo& info : backbone::kernel_zoo()) {
+  for (const backbone::KernelInfo& info : zoo::kernel_zoo()) {
     fmt::print("{:<18} {:<8} {:<16} {}\n", info.name, size_names(info),
                backbone::format_sizes(backbone::default_sizes(info.sizes)), info.description);
   }
@@ -127,7 +127,7 @@ int run_kernels(const KernelsOptions& options) {
     list_kernels();
     return kExitOk;
   }
-  const backbone::ZooLookup lookup = backbone::lookup_kernel(options.name, options.size);
+  const zoo::ZooLookup lookup = zoo::lookup_kernel(options.name, options.size);
   if (!lookup.ok()) {
     fmt::print(stderr, "sculpt kernels: {}\n", lookup.error);
     return kExitUsage;

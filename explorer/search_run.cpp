@@ -17,6 +17,7 @@
 #include "search/stand_in_device.h"
 #include "support/check.h"
 #include "support/hash.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::explorer {
 namespace {
@@ -27,7 +28,7 @@ const backbone::KernelInfo* choose_kernel(const SearchRequest& request,
                                           std::optional<backbone::KernelInfo>& defined,
                                           backbone::Sizes& sizes) {
   if (request.definition.empty()) {
-    const backbone::ZooLookup lookup = backbone::lookup_kernel(request.kernel, request.size);
+    const zoo::ZooLookup lookup = zoo::lookup_kernel(request.kernel, request.size);
     if (!lookup.ok()) throw SearchError(lookup.error, kExitUsage);
     sizes = lookup.sizes;
     return lookup.info;

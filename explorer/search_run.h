@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "backbone/zoo/zoo.h"
+#include "backbone/kernel_info.h"
 #include "device/evaluator.h"
 #include "search/candidate_evaluator.h"
 #include "search/run_folder.h"

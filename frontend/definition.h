@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "backbone/zoo/zoo.h"
+#include "backbone/kernel_info.h"
 #include "frontend/source.h"
 #include "frontend/tc_builder.h"
 #include "frontend/tc_model.h"
@@ -21,8 +21,9 @@ namespace sculpt::frontend {
 std::vector<Definition> load_definitions(std::string_view text, const std::string& file,
                                          Diagnostics& diags);
 
-/// A definition as a zoo kernel: `sizes` in the order of its parameters (with the zoo's
-/// defaults and test values), the backbone and the reference derived from the definition.
+/// A definition as a kernel: `sizes` (the definition's, in the order of the `--size` string and
+/// of the backbone's size parameters, with defaults and test values), the backbone and the
+/// reference derived from the definition.
 backbone::KernelInfo kernel_info(std::shared_ptr<const Definition> def,
                                  std::vector<backbone::SizeSpec> sizes, BuildOptions options = {});
 

@@ -4,7 +4,6 @@
 #include <optional>
 #include <set>
 
-#include "backbone/zoo/families.h"
 #include "support/check.h"
 
 namespace sculpt::frontend {
@@ -25,8 +24,7 @@ class KernelBuilder {
   backbone::Kernel build() && {
     signature();
     for (const Dim& dim : def_.dims) {
-      backbone::Tiling tiling =
-          dim.parallel ? backbone::zoo::matmul_tiling() : backbone::zoo::reduction_tiling();
+      backbone::Tiling tiling = dim.parallel ? parallel_tiling() : reduction_tiling();
       if (auto it = options_.tiling.find(dim.name); it != options_.tiling.end())
         tiling = it->second;
       dims_.push_back(b_.dim(dim.name, dim_sizes_[dims_.size()], tiling));
@@ -263,6 +261,12 @@ class KernelBuilder {
 };
 
 }  // namespace
+
+backbone::Tiling parallel_tiling() {
+  return backbone::Tiling{{backbone::Tiling::range(2, 32), backbone::Tiling::range(2, 8)}};
+}
+
+backbone::Tiling reduction_tiling() { return backbone::Tiling{{backbone::Tiling::range(2, 32)}}; }
 
 backbone::Kernel build_kernel(const Definition& def, const backbone::Sizes& sizes,
                               const BuildOptions& options) {

@@ -15,10 +15,18 @@
 
 namespace sculpt::frontend {
 
+/// Strip-mining of the dimensions on some left-hand side (a matmul's output dimensions): two
+/// tile levels, [2, 32] and [2, 8] (the paper used [2, 4] for the inner level; register tiles of
+/// 8 keep a Hopper multiprocessor's FMA units busier than its shared-memory loads).
+backbone::Tiling parallel_tiling();
+/// Strip-mining of dimensions only reduced over: one level, [2, 32] (the depth of a
+/// shared-memory tile or of an unrolled reduction).
+backbone::Tiling reduction_tiling();
+
 /// What the language leaves to sculpt.
 struct BuildOptions {
-  /// Strip-mining of dimensions by name. The others: parallel dimensions get the zoo's
-  /// matmul_tiling, dimensions only reduced over its reduction_tiling.
+  /// Strip-mining of dimensions by name. The others: parallel_tiling for dimensions on some
+  /// left-hand side, reduction_tiling for those only reduced over.
   std::map<std::string, backbone::Tiling> tiling;
 };
 

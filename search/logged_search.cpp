@@ -8,6 +8,7 @@
 
 #include "frontend/definition.h"
 #include "search/device_description.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::search {
 namespace {
@@ -58,7 +59,7 @@ LoggedSearch LoggedSearch::open(const std::filesystem::path& path, const std::st
     std::string size;
     for (const auto& [name, value] : header.sizes)
       size += (size.empty() ? "" : "x") + std::to_string(value);
-    const backbone::ZooLookup lookup = backbone::lookup_kernel(header.kernel, size);
+    const zoo::ZooLookup lookup = zoo::lookup_kernel(header.kernel, size);
     if (!lookup.ok())
       throw std::runtime_error(fmt::format("{}:1: {}", s.path_.string(), lookup.error));
     s.info_ = lookup.info;

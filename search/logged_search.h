@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "backbone/kernel.h"
-#include "backbone/zoo/zoo.h"
+#include "backbone/kernel_info.h"
 #include "gpu_space/space.h"
 #include "perf_model/model.h"
 #include "search/event_log.h"

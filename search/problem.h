@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "backbone/kernel.h"
-#include "backbone/zoo/zoo.h"
+#include "backbone/kernel_info.h"
 #include "device/problem.h"
 
 namespace sculpt::search {

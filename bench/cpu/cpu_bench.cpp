@@ -27,10 +27,10 @@
 #include <string>
 #include <vector>
 
-#include "backbone/zoo/zoo.h"
 #include "bench/cpu/peers.h"
 #include "device/cpu_evaluator.h"
 #include "search/problem.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::bench {
 namespace {
@@ -229,7 +229,7 @@ int main(int argc, char** argv) {
                       fmt::format("sculpt-bench-cpu-{}-openblas.txt", getpid());
   setenv("SCULPT_BENCH_OPENBLAS_REPORT", s.openblas_report.c_str(), 1);
 
-  const backbone::ZooLookup lookup = backbone::lookup_kernel("matmul", options.size);
+  const zoo::ZooLookup lookup = zoo::lookup_kernel("matmul", options.size);
   if (!lookup.ok()) {
     fmt::print(stderr, "bench_cpu: {}\n", lookup.error);
     return 2;

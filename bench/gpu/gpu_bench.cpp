@@ -16,7 +16,6 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "backbone/zoo/zoo.h"
 #include "codegen/cuda_printer.h"
 #include "codegen/lower.h"
 #include "device/cpu_evaluator.h"
@@ -25,6 +24,7 @@
 #include "search/event_log.h"
 #include "search/problem.h"
 #include "search/recipes.h"
+#include "zoo/zoo.h"
 #ifdef SCULPT_HAVE_CUDA
 #include "device/cuda_evaluator.h"
 #endif
@@ -75,7 +75,7 @@ Case best_of_run(const std::filesystem::path& dir) {
   std::string size;
   for (const auto& [name, value] : log.header.sizes)
     size += (size.empty() ? "" : "x") + std::to_string(value);
-  const backbone::ZooLookup lookup = backbone::lookup_kernel(log.header.kernel, size);
+  const zoo::ZooLookup lookup = zoo::lookup_kernel(log.header.kernel, size);
   Case c;
   c.name = reference_name(log.header.kernel, lookup.sizes);
   c.kernel = log.header.kernel;
@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
       c.kernel = recipe.kernel;
       c.sizes = gpu ? recipe.sizes : recipe.small_sizes;
       c.flops = gpu ? recipe.flops : 0;  // the CPU smoke test's sizes have none to report
-      const backbone::ZooLookup lookup = backbone::lookup_kernel(recipe.kernel, c.sizes);
+      const zoo::ZooLookup lookup = zoo::lookup_kernel(recipe.kernel, c.sizes);
       c.hand_owner = std::make_unique<search::HandCandidate>(lookup.info->build(lookup.sizes));
       recipe.decide(*c.hand_owner);
       c.candidate = &c.hand_owner->complete();
@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   int failures = 0;
   for (const Case& c : cases) {
-    const backbone::ZooLookup lookup = backbone::lookup_kernel(c.kernel, c.sizes);
+    const zoo::ZooLookup lookup = zoo::lookup_kernel(c.kernel, c.sizes);
     const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
     const gpu_space::Candidate& candidate = *c.candidate;
     const codegen::LoweredKernel lowered = codegen::lower(candidate);

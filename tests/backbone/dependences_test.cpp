@@ -3,13 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "backbone/builder.h"
-#include "backbone/zoo/zoo.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::backbone {
 namespace {
 
 Kernel zoo_kernel(std::string_view name, bool default_sizes_too = false) {
-  const KernelInfo* info = find_kernel(name);
+  const KernelInfo* info = zoo::find_kernel(name);
   return info->build(default_sizes_too ? default_sizes(info->sizes) : test_sizes(info->sizes));
 }
 
@@ -66,7 +66,7 @@ TEST(Dependences, MatmulReducesOverKOnly) {
 }
 
 TEST(Dependences, EveryZooKernelOnlyReducesAtDefaultSizes) {
-  for (const KernelInfo& info : kernel_zoo()) {
+  for (const KernelInfo& info : zoo::kernel_zoo()) {
     const Kernel kernel = info.build(default_sizes(info.sizes));
     const Dependences deps = compute_dependences(kernel);
     for (const Loop& loop : kernel.loops()) {

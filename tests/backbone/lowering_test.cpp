@@ -5,13 +5,13 @@
 
 #include "backbone/builder.h"
 #include "backbone/reference.h"
-#include "backbone/zoo/zoo.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::backbone {
 namespace {
 
 Kernel test_kernel(std::string_view name) {
-  const KernelInfo* info = find_kernel(name);
+  const KernelInfo* info = zoo::find_kernel(name);
   return info->build(test_sizes(info->sizes));
 }
 

@@ -13,14 +13,14 @@
 #include <future>
 #include <random>
 
-#include "backbone/zoo/zoo.h"
 #include "codegen/c_printer.h"
 #include "codegen/lower.h"
 #include "device/cpu_evaluator.h"
 #include "perf_model/description.h"
 #include "search/descent.h"
 #include "search/problem.h"
-#include "tests/backbone/zoo_names.h"
+#include "tests/zoo/zoo_names.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::codegen {
 namespace {
@@ -33,7 +33,7 @@ int candidates_per_kernel() {
 class CpuCandidates : public testing::TestWithParam<std::string> {};
 
 TEST_P(CpuCandidates, RandomCandidatesComputeTheReference) {
-  const backbone::KernelInfo& info = *backbone::find_kernel(GetParam());
+  const backbone::KernelInfo& info = *zoo::find_kernel(GetParam());
   const backbone::Sizes sizes = backbone::test_sizes(info.sizes);
   const backbone::Kernel kernel = info.build(sizes);
   const auto root = gpu_space::make_root(kernel, perf_model::Description::named("sm_90").limits);
@@ -83,7 +83,7 @@ TEST_P(CpuCandidates, RandomCandidatesComputeTheReference) {
 }
 
 TEST_P(CpuCandidates, RandomCandidatesCompileWithoutWarningsWithTheDeviceFlags) {
-  const backbone::KernelInfo& info = *backbone::find_kernel(GetParam());
+  const backbone::KernelInfo& info = *zoo::find_kernel(GetParam());
   const backbone::Sizes sizes = backbone::test_sizes(info.sizes);
   const auto root =
       gpu_space::make_root(info.build(sizes), perf_model::Description::named("sm_90").limits);
@@ -118,7 +118,7 @@ TEST_P(CpuCandidates, RandomCandidatesCompileWithoutWarningsWithTheDeviceFlags) 
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, CpuCandidates, testing::ValuesIn(backbone::zoo_names()),
+INSTANTIATE_TEST_SUITE_P(Zoo, CpuCandidates, testing::ValuesIn(zoo::zoo_names()),
                          [](const auto& param) { return param.param; });
 
 }  // namespace

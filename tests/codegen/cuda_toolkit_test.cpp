@@ -24,7 +24,6 @@
 #include <random>
 #include <sstream>
 
-#include "backbone/zoo/zoo.h"
 #include "codegen/cuda_printer.h"
 #include "codegen/lower.h"
 #include "codegen/ptx_printer.h"
@@ -33,8 +32,9 @@
 #include "perf_model/description.h"
 #include "search/candidate_evaluator.h"
 #include "search/descent.h"
-#include "tests/backbone/zoo_names.h"
 #include "tests/frontend/new_kernels.h"
+#include "tests/zoo/zoo_names.h"
+#include "zoo/zoo.h"
 #ifdef SCULPT_HAVE_CUDA
 #include "device/gpu_characterization.h"
 #endif
@@ -150,7 +150,7 @@ class CudaToolkit : public testing::TestWithParam<std::string> {
 
   /// The test's kernel: a zoo kernel at its test sizes, or a definition of kernels.tc.
   static std::optional<backbone::Kernel> kernel_of(const std::string& name) {
-    if (const backbone::KernelInfo* zoo = backbone::find_kernel(name)) {
+    if (const backbone::KernelInfo* zoo = zoo::find_kernel(name)) {
       return zoo->build(backbone::test_sizes(zoo->sizes));
     }
     const frontend::DefinitionLookup lookup = frontend::testing::lookup_new_kernel(name);
@@ -214,7 +214,7 @@ TEST_P(CudaToolkit, CudaCOfRandomCandidatesCompiles) {
   check_candidates(kNvcc);
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, CudaToolkit, testing::ValuesIn(backbone::zoo_names()),
+INSTANTIATE_TEST_SUITE_P(Zoo, CudaToolkit, testing::ValuesIn(zoo::zoo_names()),
                          [](const auto& param) { return param.param; });
 
 INSTANTIATE_TEST_SUITE_P(Definitions, CudaToolkit, testing::Values("relu", "threshold", "clamp"),

@@ -9,15 +9,15 @@
 #include <map>
 #include <random>
 
-#include "backbone/zoo/zoo.h"
 #include "device/cuda_evaluator.h"
 #include "perf_model/description.h"
 #include "search/candidate_evaluator.h"
 #include "search/descent.h"
 #include "search/problem.h"
 #include "search/recipes.h"
-#include "tests/backbone/zoo_names.h"
 #include "tests/device/fake_cuda.h"
+#include "tests/zoo/zoo_names.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::codegen {
 namespace {
@@ -63,7 +63,7 @@ device::CudaEvaluator& emulator() {
 /// Runs `count` random candidates of kernel `name` at `sizes` on `device`: each must be right.
 void check_random_candidates(device::CudaEvaluator& device, const std::string& name,
                              const std::string& sizes, int count) {
-  const backbone::ZooLookup lookup = backbone::lookup_kernel(name, sizes);
+  const zoo::ZooLookup lookup = zoo::lookup_kernel(name, sizes);
   ASSERT_TRUE(lookup.ok()) << lookup.error;
   const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
   const auto root = gpu_space::make_root(kernel, perf_model::Description::named("sm_90").limits);
@@ -114,25 +114,25 @@ TEST_P(GpuCandidates, RandomCandidatesComputeTheReference) {
                           candidates_per_kernel(200));
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, GpuCandidates, testing::ValuesIn(backbone::zoo_names()),
+INSTANTIATE_TEST_SUITE_P(Zoo, GpuCandidates, testing::ValuesIn(zoo::zoo_names()),
                          [](const auto& param) { return param.param; });
 
 class EmulatedCandidates : public testing::TestWithParam<std::string> {};
 
 TEST_P(EmulatedCandidates, RandomCandidatesComputeTheReference) {
-  const backbone::KernelInfo* info = backbone::find_kernel(GetParam());
+  const backbone::KernelInfo* info = zoo::find_kernel(GetParam());
   ASSERT_NE(info, nullptr);
   check_random_candidates(emulator(), GetParam(),
                           backbone::format_sizes(backbone::test_sizes(info->sizes)),
                           candidates_per_kernel(20));
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, EmulatedCandidates, testing::ValuesIn(backbone::zoo_names()),
+INSTANTIATE_TEST_SUITE_P(Zoo, EmulatedCandidates, testing::ValuesIn(zoo::zoo_names()),
                          [](const auto& param) { return param.param; });
 
 /// A kernel reading far out of bounds faults; the next candidate still runs right.
 void check_fault_is_survived(device::CudaEvaluator& device) {
-  const backbone::ZooLookup lookup = backbone::lookup_kernel("axpy", "4096");
+  const zoo::ZooLookup lookup = zoo::lookup_kernel("axpy", "4096");
   const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
   const auto root = gpu_space::make_root(kernel, perf_model::Description::named("sm_90").limits);
   const auto problem = search::make_problem(*lookup.info, lookup.sizes, kernel, 1);
@@ -161,7 +161,7 @@ TEST(EmulatedCandidatesFault, AFaultingKernelIsSurvived) { check_fault_is_surviv
 /// The benchmarks' recipes (search/recipes.h) at their small sizes.
 void check_recipes(device::CudaEvaluator& device) {
   for (const search::Recipe& r : search::benchmark_recipes()) {
-    const backbone::ZooLookup lookup = backbone::lookup_kernel(r.kernel, r.small_sizes);
+    const zoo::ZooLookup lookup = zoo::lookup_kernel(r.kernel, r.small_sizes);
     ASSERT_TRUE(lookup.ok()) << lookup.error;
     const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
     search::HandCandidate hand(kernel);

@@ -9,11 +9,11 @@
 #include <sstream>
 
 #include "backbone/builder.h"
-#include "backbone/zoo/zoo.h"
 #include "codegen/c_printer.h"
 #include "codegen/lower.h"
 #include "search/hand_candidate.h"
 #include "tests/codegen/golden_candidates.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::codegen {
 namespace {
@@ -74,7 +74,7 @@ TEST(LoweringGolden, OuterProductWithJOutside) {
 /// A 64 x 64 x 32 matmul: 4 x 4 blocks of 8 x 8 threads holding 2 x 2 accumulators each, over
 /// k in steps of 8 through shared tiles of A and B that the same threads copy.
 LoweredKernel tiled_matmul_with_shared_tiles() {
-  Decide d(backbone::find_kernel("matmul")->build(testing::tiled_matmul_sizes()));
+  Decide d(zoo::find_kernel("matmul")->build(testing::tiled_matmul_sizes()));
   testing::decide_tiled_matmul_with_shared_tiles(d);
   return lower(d.complete());
 }

@@ -10,11 +10,11 @@
 #include <sstream>
 #include <thread>
 
-#include "backbone/zoo/zoo.h"
 #include "gpu_space/space.h"
 #include "perf_model/description.h"
 #include "search/descent.h"
-#include "tests/backbone/zoo_names.h"
+#include "tests/zoo/zoo_names.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::gpu_space {
 namespace {
@@ -22,7 +22,7 @@ namespace {
 namespace kind = values::dim_kind;
 
 std::unique_ptr<Candidate> root_of(const std::string& name, bool test_sizes = true) {
-  const backbone::KernelInfo& info = *backbone::find_kernel(name);
+  const backbone::KernelInfo& info = *zoo::find_kernel(name);
   const backbone::Sizes sizes =
       test_sizes ? backbone::test_sizes(info.sizes) : backbone::default_sizes(info.sizes);
   return make_root(info.build(sizes), perf_model::Description::named("sm_90").limits);
@@ -92,7 +92,7 @@ TEST(GpuSpace, FusedDimensionsShareSizeAndKind) {
 
 // A block of more threads than the device allows is refused as soon as the sizes say so.
 TEST(GpuSpace, ThreadsPerBlockAreBoundedByTheDevice) {
-  const backbone::KernelInfo& info = *backbone::find_kernel("matmul");
+  const backbone::KernelInfo& info = *zoo::find_kernel("matmul");
   DeviceDescription device = perf_model::Description::named("sm_90").limits;
   device.max_threads_per_block = 64;
   auto candidate = make_root(info.build(backbone::default_sizes(info.sizes)), device);
@@ -229,7 +229,7 @@ TEST_P(ZooSpace, EachDecisionReachesTheFixpointOfEveryPropagator) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, ZooSpace, testing::ValuesIn(backbone::zoo_names()),
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooSpace, testing::ValuesIn(zoo::zoo_names()),
                          [](const auto& param) { return param.param; });
 
 }  // namespace

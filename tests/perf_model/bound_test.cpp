@@ -7,11 +7,11 @@
 #include <cstdlib>
 #include <random>
 
-#include "backbone/zoo/zoo.h"
 #include "perf_model/model.h"
 #include "search/descent.h"
 #include "search/recipes.h"
-#include "tests/backbone/zoo_names.h"
+#include "tests/zoo/zoo_names.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::perf_model {
 namespace {
@@ -22,7 +22,7 @@ const Description& sm90() {
 }
 
 backbone::Kernel zoo_kernel(const std::string& name, const std::string& sizes) {
-  const backbone::ZooLookup lookup = backbone::lookup_kernel(name, sizes);
+  const zoo::ZooLookup lookup = zoo::lookup_kernel(name, sizes);
   SCULPT_CHECK(lookup.ok()) << lookup.error;
   return lookup.info->build(lookup.sizes);
 }
@@ -148,7 +148,7 @@ TEST(Bound, ExplainsItsBottleneck) {
 class AncestorsNeverAboveTheirLeaf : public testing::TestWithParam<std::string> {};
 
 TEST_P(AncestorsNeverAboveTheirLeaf, AlongRandomDescents) {
-  const backbone::KernelInfo* info = backbone::find_kernel(GetParam());
+  const backbone::KernelInfo* info = zoo::find_kernel(GetParam());
   const backbone::Kernel kernel = info->build(backbone::test_sizes(info->sizes));
   const auto root = gpu_space::make_root(kernel, sm90().limits);
   const Model model(kernel, sm90());
@@ -182,8 +182,7 @@ TEST_P(AncestorsNeverAboveTheirLeaf, AlongRandomDescents) {
               edges ? 100.0 * decreasing / edges : 0.0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, AncestorsNeverAboveTheirLeaf,
-                         testing::ValuesIn(backbone::zoo_names()),
+INSTANTIATE_TEST_SUITE_P(Zoo, AncestorsNeverAboveTheirLeaf, testing::ValuesIn(zoo::zoo_names()),
                          [](const auto& param) { return param.param; });
 
 }  // namespace

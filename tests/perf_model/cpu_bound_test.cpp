@@ -7,12 +7,12 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "backbone/zoo/zoo.h"
 #include "device/cpu_evaluator.h"
 #include "search/device_description.h"
 #include "search/problem.h"
 #include "search/session.h"
-#include "tests/backbone/zoo_names.h"
+#include "tests/zoo/zoo_names.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::perf_model {
 namespace {
@@ -30,7 +30,7 @@ const Description& this_cpu() {
 class CpuBound : public testing::TestWithParam<std::string> {};
 
 TEST_P(CpuBound, IsAboveZeroAndAtMostEveryMeasuredTime) {
-  const backbone::KernelInfo& info = *backbone::find_kernel(GetParam());
+  const backbone::KernelInfo& info = *zoo::find_kernel(GetParam());
   const backbone::Sizes sizes = backbone::test_sizes(info.sizes);
   const backbone::Kernel kernel = info.build(sizes);
   const auto root = gpu_space::make_root(kernel, this_cpu().limits);
@@ -65,7 +65,7 @@ TEST_P(CpuBound, IsAboveZeroAndAtMostEveryMeasuredTime) {
               ratios.back());
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, CpuBound, testing::ValuesIn(backbone::zoo_names()),
+INSTANTIATE_TEST_SUITE_P(Zoo, CpuBound, testing::ValuesIn(zoo::zoo_names()),
                          [](const auto& param) { return param.param; });
 
 }  // namespace

@@ -7,11 +7,11 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "backbone/zoo/zoo.h"
 #include "device/cuda_evaluator.h"
 #include "search/problem.h"
 #include "search/recipes.h"
 #include "search/session.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::perf_model {
 namespace {
@@ -52,7 +52,7 @@ class GpuBound : public OnTheGpu,
 
 TEST_P(GpuBound, RandomCandidatesAreNeverFasterThanTheirBound) {
   const auto& [name, size] = GetParam();
-  const backbone::ZooLookup lookup = backbone::lookup_kernel(name, size);
+  const zoo::ZooLookup lookup = zoo::lookup_kernel(name, size);
   ASSERT_TRUE(lookup.ok()) << lookup.error;
   const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
   const auto root = gpu_space::make_root(kernel, sm90().limits);
@@ -97,7 +97,7 @@ TEST_F(GpuBoundRecipes, AreNeverFasterThanTheirBound) {
   std::vector<double> ratios;
   int violations = 0;
   for (const search::Recipe& r : search::benchmark_recipes()) {
-    const backbone::ZooLookup lookup = backbone::lookup_kernel(r.kernel, r.sizes);
+    const zoo::ZooLookup lookup = zoo::lookup_kernel(r.kernel, r.sizes);
     const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
     search::HandCandidate hand(kernel);
     r.decide(hand);

@@ -15,15 +15,15 @@
 #include <memory>
 #include <random>
 
-#include "backbone/zoo/zoo.h"
 #include "device/problem_data.h"
 #include "perf_model/model.h"
 #include "search/candidate_evaluator.h"
 #include "search/descent.h"
 #include "search/problem.h"
-#include "tests/backbone/zoo_names.h"
 #include "tests/device/ptx_emulator.h"
 #include "tests/frontend/new_kernels.h"
+#include "tests/zoo/zoo_names.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::perf_model {
 namespace {
@@ -123,7 +123,7 @@ TEST_P(ModelCounts, NeverExceedWhatRan) {
   // A zoo kernel at its test sizes, or a kernel of frontend/examples/kernels.tc.
   backbone::KernelInfo info;
   backbone::Sizes sizes;
-  if (const backbone::KernelInfo* zoo = backbone::find_kernel(GetParam())) {
+  if (const backbone::KernelInfo* zoo = zoo::find_kernel(GetParam())) {
     info = *zoo;
     sizes = backbone::test_sizes(info.sizes);
   } else {
@@ -162,7 +162,7 @@ TEST_P(ModelCounts, NeverExceedWhatRan) {
               100 * equal);
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, ModelCounts, testing::ValuesIn(backbone::zoo_names()),
+INSTANTIATE_TEST_SUITE_P(Zoo, ModelCounts, testing::ValuesIn(zoo::zoo_names()),
                          [](const auto& param) { return param.param; });
 
 // Comparisons and selects, which no zoo kernel has.

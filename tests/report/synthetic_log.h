@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "backbone/zoo/zoo.h"
 #include "gpu_space/space.h"
 #include "perf_model/model.h"
 #include "search/descent.h"
 #include "search/event_log.h"
 #include "search/session.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::report {
 
@@ -34,7 +34,7 @@ inline const char* kFailureMessage = "C[3] is 2 <b>&</b> not 1";
 /// Writes `dir`/log.jsonl as `spec` says; the evaluations it wrote.
 inline std::vector<search::LogEvaluation> write_log(const std::filesystem::path& dir,
                                                     const LogSpec& spec) {
-  const backbone::ZooLookup lookup = backbone::lookup_kernel("matmul", "32x32x32");
+  const zoo::ZooLookup lookup = zoo::lookup_kernel("matmul", "32x32x32");
   const perf_model::Description description =
       perf_model::Description::named(spec.device == "cuda" ? "sm_90" : "cpu");
   const backbone::Kernel kernel = lookup.info->build(lookup.sizes);

@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
-#include "backbone/zoo/zoo.h"
 #include "device/cpu_evaluator.h"
 #include "perf_model/model.h"
 #include "search/device_description.h"
 #include "search/problem.h"
 #include "search/session.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::search {
 namespace {
@@ -65,7 +65,7 @@ TEST_P(CpuSearch, MctsFindsBetterCandidatesSoonerThanRandomDescents) {
   const auto& [name, size] = GetParam();
   const int evals = from_environment("SCULPT_EVALS", 300);
   const int seeds = from_environment("SCULPT_SEEDS", 5);
-  const backbone::ZooLookup lookup = backbone::lookup_kernel(name, size);
+  const zoo::ZooLookup lookup = zoo::lookup_kernel(name, size);
   ASSERT_TRUE(lookup.ok()) << lookup.error;
   const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
   std::string error;

@@ -9,18 +9,18 @@
 #include <random>
 #include <set>
 
-#include "backbone/zoo/zoo.h"
 #include "generated/space_property/space.h"
 #include "gpu_space/space.h"
 #include "perf_model/description.h"
 #include "search/descent.h"
 #include "tests/spacegen/space_fixture.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::search {
 namespace {
 
 std::unique_ptr<gpu_space::Candidate> matmul_root() {
-  const backbone::ZooLookup lookup = backbone::lookup_kernel("matmul", "64x64x64");
+  const zoo::ZooLookup lookup = zoo::lookup_kernel("matmul", "64x64x64");
   return gpu_space::make_root(lookup.info->build(lookup.sizes),
                               perf_model::Description::named("sm_90").limits);
 }

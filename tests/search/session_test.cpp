@@ -26,7 +26,6 @@
 #include <thread>
 #include <vector>
 
-#include "backbone/zoo/zoo.h"
 #include "device/pipeline.h"
 #include "generated/space_property/space.h"
 #include "perf_model/description.h"
@@ -34,6 +33,7 @@
 #include "search/problem.h"
 #include "search/stand_in_device.h"
 #include "tests/spacegen/space_fixture.h"
+#include "zoo/zoo.h"
 
 namespace sculpt::search {
 namespace {
@@ -80,7 +80,7 @@ std::unique_ptr<ScriptedDevice> device_taking(std::chrono::milliseconds duration
 /// A zoo kernel's root, model and problem on sm_90.
 struct Problem {
   Problem(const std::string& name, const std::string& size) {
-    const backbone::ZooLookup lookup = backbone::lookup_kernel(name, size);
+    const zoo::ZooLookup lookup = zoo::lookup_kernel(name, size);
     EXPECT_TRUE(lookup.ok()) << lookup.error;
     kernel.emplace(lookup.info->build(lookup.sizes));
     root = gpu_space::make_root(*kernel, perf_model::Description::named("sm_90").limits);

@@ -3,14 +3,14 @@
 #include <string>
 #include <vector>
 
-#include "backbone/zoo/zoo.h"
+#include "zoo/zoo.h"
 
-namespace sculpt::backbone {
+namespace sculpt::zoo {
 
 inline std::vector<std::string> zoo_names() {
   std::vector<std::string> names;
-  for (const KernelInfo& info : kernel_zoo()) names.push_back(info.name);
+  for (const backbone::KernelInfo& info : kernel_zoo()) names.push_back(info.name);
   return names;
 }
 
-}  // namespace sculpt::backbone
+}  // namespace sculpt::zoo

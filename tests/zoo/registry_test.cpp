@@ -1,12 +1,20 @@
-#include "backbone/zoo/zoo.h"
-#include "tests/backbone/zoo_names.h"
+// The zoo's registry: names, sizes and lookups, each kernel's shape, and its reference against
+// the interpreter and against values worked out by hand.
+#include "zoo/zoo.h"
 
 #include <gtest/gtest.h>
 
 #include "backbone/reference.h"
+#include "tests/zoo/zoo_names.h"
 
 namespace sculpt::backbone {
 namespace {
+
+using zoo::find_kernel;
+using zoo::kernel_zoo;
+using zoo::lookup_kernel;
+using zoo::zoo_names;
+using zoo::ZooLookup;
 
 const KernelInfo& zoo_kernel(std::string_view name) {
   const KernelInfo* info = find_kernel(name);
@@ -21,7 +29,7 @@ int count_ops(const Kernel& kernel, Operator op) {
 }
 
 /// Interprets `kernel` (built by `info` at `sizes`, maybe lowered since) on inputs drawn from
-/// `seed` and expects its outputs to match the hand-written reference's, which it returns.
+/// `seed` and expects its outputs to match those of the kernel's reference, which it returns.
 HostArgs expect_interpreter_matches_reference(const KernelInfo& info, const Sizes& sizes,
                                               const Kernel& kernel, std::uint64_t seed) {
   HostArgs expected = make_host_args(kernel, seed);
@@ -34,7 +42,7 @@ HostArgs expect_interpreter_matches_reference(const KernelInfo& info, const Size
   return expected;
 }
 
-// Every zoo kernel: the interpreter of its backbone agrees with its hand-written reference on
+// Every zoo kernel: the interpreter of its backbone agrees with its reference on
 // seeded random inputs at the test sizes.
 class ZooKernel : public testing::TestWithParam<std::string> {};
 

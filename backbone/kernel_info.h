@@ -1,10 +1,9 @@
 #pragma once
-// The kernel zoo: a registry of kernels by name, each with its sizes (names, defaults, small
-// test values), a builder of its backbone for concrete sizes and a hand-written CPU reference.
+// A kernel as every stage after the backbone sees it: its sizes (names, defaults, small test
+// values), a builder of its backbone for concrete sizes and a CPU reference. The zoo (zoo/zoo.h)
+// and the definitions of the front end (frontend/definition.h) both give one.
 #include <functional>
-#include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "backbone/host_args.h"
@@ -30,22 +29,5 @@ struct KernelInfo {
   /// Diesel, FlexTensor), as `--size` strings.
   std::vector<PaperSize> paper_sizes = {};
 };
-
-/// Every zoo kernel, in the order `sculpt kernels` lists them.
-std::span<const KernelInfo> kernel_zoo();
-
-/// The zoo kernel called `name`, or nullptr.
-const KernelInfo* find_kernel(std::string_view name);
-
-/// A kernel and problem size chosen on a command line, or what is wrong with them.
-struct ZooLookup {
-  const KernelInfo* info = nullptr;
-  Sizes sizes;
-  std::string error;  // "unknown kernel 'x' (known: ...)" or the size parser's message
-  bool ok() const { return error.empty(); }
-};
-
-/// Finds `name` in the zoo and parses `size` for it (empty: the default sizes).
-ZooLookup lookup_kernel(std::string_view name, std::string_view size);
 
 }  // namespace sculpt::backbone

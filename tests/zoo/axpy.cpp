@@ -1,8 +1,20 @@
-// axpy: z = alpha * x + y (the paper's bandwidth-bound kernel, n = 2^26).
-#include "backbone/zoo/families.h"
+// axpy: z = alpha * x + y (the paper's bandwidth-bound kernel, n = 2^26), by hand.
+#include "tests/zoo/hand_written.h"
 
-namespace sculpt::backbone::zoo {
+namespace sculpt::hand_written {
 namespace {
+
+using backbone::Array;
+using backbone::Builder;
+using backbone::Dim;
+using backbone::ElemType;
+using backbone::HostArgs;
+using backbone::Kernel;
+using backbone::MemRegion;
+using backbone::Size;
+using backbone::Sizes;
+using backbone::Tiling;
+using backbone::Value;
 
 Kernel build_axpy(const Sizes& sizes) {
   Builder b("axpy");
@@ -29,13 +41,8 @@ void axpy_reference(const Sizes& sizes, HostArgs& args) {
 
 }  // namespace
 
-void add_axpy(std::vector<KernelInfo>& zoo) {
-  zoo.push_back({"axpy",
-                 "z = alpha * x + y over vectors of n floats",
-                 {{"n", int64_t{1} << 26, 96}},
-                 build_axpy,
-                 axpy_reference});
-  zoo.back().paper_sizes = {{"Telamon, axpy n = 2^26", "67108864"}};
+void add_axpy(std::vector<backbone::KernelInfo>& kernels) {
+  kernels.push_back({"axpy", "", {}, build_axpy, axpy_reference});
 }
 
-}  // namespace sculpt::backbone::zoo
+}  // namespace sculpt::hand_written

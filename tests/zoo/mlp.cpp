@@ -1,13 +1,26 @@
-// Neural-network layers: a matmul fused with a bias and a ReLU (Diesel's GEMM + bias + ReLU, TC's
-// fcrelu), and two chained matmuls with a ReLU between them (an MLP layer pair, batch 128 as in
-// TC's production MLP).
+// Neural-network layers by hand: a matmul fused with a bias and a ReLU (Diesel's GEMM + bias +
+// ReLU, TC's fcrelu), and two chained matmuls with a ReLU between them (an MLP layer pair).
 #include <algorithm>
 
-#include "backbone/zoo/families.h"
-#include "backbone/zoo/reference_gemm.h"
+#include "tests/zoo/hand_written.h"
+#include "zoo/reference_gemm.h"
 
-namespace sculpt::backbone::zoo {
+namespace sculpt::hand_written {
 namespace {
+
+using backbone::Array;
+using backbone::Builder;
+using backbone::Dim;
+using backbone::ElemType;
+using backbone::HostArgs;
+using backbone::Kernel;
+using backbone::MemRegion;
+using backbone::Size;
+using backbone::Sizes;
+using backbone::Value;
+using frontend::parallel_tiling;
+using frontend::reduction_tiling;
+using zoo::reference_gemm;
 
 Kernel build_matmul_bias_relu(const Sizes& sizes) {
   Builder b("matmul_bias_relu");
@@ -17,7 +30,7 @@ Kernel build_matmul_bias_relu(const Sizes& sizes) {
   Array B = b.array("B", ElemType::kF32, {k, n}, MemRegion::Kind::kInput);
   Array Bias = b.array("bias", ElemType::kF32, {n}, MemRegion::Kind::kInput);
   Array C = b.array("C", ElemType::kF32, {m, n}, MemRegion::Kind::kOutput);
-  Dim M = b.dim("m", m, matmul_tiling()), N = b.dim("n", n, matmul_tiling());
+  Dim M = b.dim("m", m, parallel_tiling()), N = b.dim("n", n, parallel_tiling());
   Dim K = b.dim("k", k, reduction_tiling());
   Value a = b.load(A, {M, K}), bv = b.load(B, {K, N});
   Value c = b.fma(a, bv, b.reduce(b.constant(0.0), {K}));
@@ -49,8 +62,10 @@ Kernel build_mlp2(const Sizes& sizes) {
   Array W1 = b.array("W1", ElemType::kF32, {k, h}, MemRegion::Kind::kInput);
   Array W2 = b.array("W2", ElemType::kF32, {h, n}, MemRegion::Kind::kInput);
   Array Y = b.array("Y", ElemType::kF32, {m, n}, MemRegion::Kind::kOutput);
-  Dim M = b.dim("m", m, matmul_tiling()), K = b.dim("k", k, reduction_tiling());
-  Dim H = b.dim("h", h, matmul_tiling()), N = b.dim("n", n, matmul_tiling());
+  // The language's order: the first statement's left-hand dimensions, then its reduced one (the
+  // C++ zoo had m, k, h, n: the same space, but for the order of dimensions and of W1's nest).
+  Dim M = b.dim("m", m, parallel_tiling()), H = b.dim("h", h, parallel_tiling());
+  Dim K = b.dim("k", k, reduction_tiling()), N = b.dim("n", n, parallel_tiling());
   Value x = b.load(X, {M, K}), w1 = b.load(W1, {K, H});
   Value hidden = b.max(b.fma(x, w1, b.reduce(b.constant(0.0), {K})), b.constant(0.0));
   Value w2 = b.load(W2, {H, N});
@@ -73,17 +88,10 @@ void mlp2_reference(const Sizes& sizes, HostArgs& args) {
 
 }  // namespace
 
-void add_mlp(std::vector<KernelInfo>& zoo) {
-  zoo.push_back({"matmul_bias_relu",
-                 "C = max(A . B + bias, 0), bias over the columns",
-                 {{"m", 1024, 16}, {"n", 1024, 12}, {"k", 1024, 8}},
-                 build_matmul_bias_relu,
-                 matmul_bias_relu_reference});
-  zoo.push_back({"mlp2",
-                 "Y = max(X . W1, 0) . W2: two chained matmuls with a ReLU between",
-                 {{"m", 128, 8}, {"k", 512, 6}, {"h", 512, 12}, {"n", 256, 4}},
-                 build_mlp2,
-                 mlp2_reference});
+void add_mlp(std::vector<backbone::KernelInfo>& kernels) {
+  kernels.push_back(
+      {"matmul_bias_relu", "", {}, build_matmul_bias_relu, matmul_bias_relu_reference});
+  kernels.push_back({"mlp2", "", {}, build_mlp2, mlp2_reference});
 }
 
-}  // namespace sculpt::backbone::zoo
+}  // namespace sculpt::hand_written

@@ -1,10 +1,24 @@
-// Batched matrix multiplications: one matmul per batch element, and TC's transposed batched
-// matmul (tbmm) Z(b, n, k) = sum_m X(b, n, m) * Y(b, k, m) at the Factorization Machines shape.
-#include "backbone/zoo/families.h"
-#include "backbone/zoo/reference_gemm.h"
+// Batched matrix multiplications by hand: one matmul per batch element, and TC's transposed
+// batched matmul (tbmm) Z(b, n, k) = sum_m X(b, n, m) * Y(b, k, m).
+#include "tests/zoo/hand_written.h"
+#include "zoo/reference_gemm.h"
 
-namespace sculpt::backbone::zoo {
+namespace sculpt::hand_written {
 namespace {
+
+using backbone::Array;
+using backbone::Builder;
+using backbone::Dim;
+using backbone::ElemType;
+using backbone::HostArgs;
+using backbone::Kernel;
+using backbone::MemRegion;
+using backbone::Size;
+using backbone::Sizes;
+using backbone::Value;
+using frontend::parallel_tiling;
+using frontend::reduction_tiling;
+using zoo::reference_gemm;
 
 Kernel build_batched_matmul(const Sizes& sizes) {
   Builder b("batched_matmul");
@@ -13,7 +27,8 @@ Kernel build_batched_matmul(const Sizes& sizes) {
   Array A = b.array("A", ElemType::kF32, {bs, m, k}, MemRegion::Kind::kInput);
   Array B = b.array("B", ElemType::kF32, {bs, k, n}, MemRegion::Kind::kInput);
   Array C = b.array("C", ElemType::kF32, {bs, m, n}, MemRegion::Kind::kOutput);
-  Dim Bt = b.dim("b", bs), M = b.dim("m", m, matmul_tiling()), N = b.dim("n", n, matmul_tiling());
+  Dim Bt = b.dim("b", bs), M = b.dim("m", m, parallel_tiling()),
+      N = b.dim("n", n, parallel_tiling());
   Dim K = b.dim("k", k, reduction_tiling());
   Value a = b.load(A, {Bt, M, K}), bv = b.load(B, {Bt, K, N});
   b.store(C, {Bt, M, N}, b.fma(a, bv, b.reduce(b.constant(0.0), {K})));
@@ -37,7 +52,8 @@ Kernel build_tbmm(const Sizes& sizes) {
   Array X = b.array("X", ElemType::kF32, {bs, n, m}, MemRegion::Kind::kInput);
   Array Y = b.array("Y", ElemType::kF32, {bs, k, m}, MemRegion::Kind::kInput);
   Array Z = b.array("Z", ElemType::kF32, {bs, n, k}, MemRegion::Kind::kOutput);
-  Dim Bt = b.dim("b", bs), N = b.dim("n", n, matmul_tiling()), K = b.dim("k", k, matmul_tiling());
+  Dim Bt = b.dim("b", bs), N = b.dim("n", n, parallel_tiling()),
+      K = b.dim("k", k, parallel_tiling());
   Dim M = b.dim("m", m, reduction_tiling());
   Value x = b.load(X, {Bt, N, M}), y = b.load(Y, {Bt, K, M});
   b.store(Z, {Bt, N, K}, b.fma(x, y, b.reduce(b.constant(0.0), {M})));
@@ -57,20 +73,9 @@ void tbmm_reference(const Sizes& sizes, HostArgs& args) {
 
 }  // namespace
 
-void add_batched_matmul(std::vector<KernelInfo>& zoo) {
-  zoo.push_back({"batched_matmul",
-                 "C[b] = A[b] . B[b] for each batch element b",
-                 {{"b", 32, 3}, {"m", 256, 8}, {"n", 256, 12}, {"k", 256, 5}},
-                 build_batched_matmul,
-                 batched_matmul_reference});
-  zoo.push_back({"tbmm",
-                 "Z(b,n,k) = sum_m X(b,n,m) * Y(b,k,m), TC's transposed batched matmul at the "
-                 "Factorization Machines shape",
-                 {{"b", 500, 3}, {"n", 26, 6}, {"m", 72, 5}, {"k", 26, 4}},
-                 build_tbmm,
-                 tbmm_reference});
-  zoo.back().paper_sizes = {
-      {"Tensor Comprehensions, tbmm (B,N,M,K) = (500,26,72,26)", "500x26x72x26"}};
+void add_batched_matmul(std::vector<backbone::KernelInfo>& kernels) {
+  kernels.push_back({"batched_matmul", "", {}, build_batched_matmul, batched_matmul_reference});
+  kernels.push_back({"tbmm", "", {}, build_tbmm, tbmm_reference});
 }
 
-}  // namespace sculpt::backbone::zoo
+}  // namespace sculpt::hand_written

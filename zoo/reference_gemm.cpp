@@ -1,4 +1,4 @@
-#include "backbone/zoo/reference_gemm.h"
+#include "zoo/reference_gemm.h"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <vector>
 
-namespace sculpt::backbone::zoo {
+namespace sculpt::zoo {
 
 void reference_gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixView a, MatrixView b,
                     const std::function<void(std::int64_t i, std::span<const double> sums)>& row) {
@@ -37,4 +37,4 @@ void reference_gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixView a
   });
 }
 
-}  // namespace sculpt::backbone::zoo
+}  // namespace sculpt::zoo

@@ -1,11 +1,25 @@
-// Matrix-vector kernels: mv (y = A . x) and PolyBench's gesummv (y = alpha A x + beta B x).
+// Matrix-vector kernels by hand: mv (y = A . x) and PolyBench's gesummv (y = alpha A x + beta B x).
 #include <vector>
 
-#include "backbone/zoo/families.h"
-#include "backbone/zoo/reference_gemm.h"
+#include "tests/zoo/hand_written.h"
+#include "zoo/reference_gemm.h"
 
-namespace sculpt::backbone::zoo {
+namespace sculpt::hand_written {
 namespace {
+
+using backbone::Array;
+using backbone::Builder;
+using backbone::Dim;
+using backbone::ElemType;
+using backbone::HostArgs;
+using backbone::Kernel;
+using backbone::MemRegion;
+using backbone::Size;
+using backbone::Sizes;
+using backbone::Value;
+using frontend::parallel_tiling;
+using frontend::reduction_tiling;
+using zoo::reference_gemm;
 
 Kernel build_mv(const Sizes& sizes) {
   Builder b("mv");
@@ -13,7 +27,7 @@ Kernel build_mv(const Sizes& sizes) {
   Array A = b.array("A", ElemType::kF32, {m, n}, MemRegion::Kind::kInput);
   Array X = b.array("x", ElemType::kF32, {n}, MemRegion::Kind::kInput);
   Array Y = b.array("y", ElemType::kF32, {m}, MemRegion::Kind::kOutput);
-  Dim I = b.dim("i", m, matmul_tiling()), J = b.dim("j", n, reduction_tiling());
+  Dim I = b.dim("i", m, parallel_tiling()), J = b.dim("j", n, reduction_tiling());
   Value a = b.load(A, {I, J}), x = b.load(X, {J});
   b.store(Y, {I}, b.fma(a, x, b.reduce(b.constant(0.0), {J})));
   return std::move(b).finish();
@@ -35,7 +49,7 @@ Kernel build_gesummv(const Sizes& sizes) {
   Array B = b.array("B", ElemType::kF32, {n, n}, MemRegion::Kind::kInput);
   Array X = b.array("x", ElemType::kF32, {n}, MemRegion::Kind::kInput);
   Array Y = b.array("y", ElemType::kF32, {n}, MemRegion::Kind::kOutput);
-  Dim I = b.dim("i", n, matmul_tiling()), J = b.dim("j", n, reduction_tiling());
+  Dim I = b.dim("i", n, parallel_tiling()), J = b.dim("j", n, reduction_tiling());
   Value x = b.load(X, {J});
   Value ax = b.fma(b.load(A, {I, J}), x, b.reduce(b.constant(0.0), {J}));
   Value bx = b.fma(b.load(B, {I, J}), x, b.reduce(b.constant(0.0), {J}));
@@ -60,14 +74,9 @@ void gesummv_reference(const Sizes& sizes, HostArgs& args) {
 
 }  // namespace
 
-void add_matvec(std::vector<KernelInfo>& zoo) {
-  zoo.push_back(
-      {"mv", "y = A . x, A m x n", {{"m", 4096, 16}, {"n", 4096, 7}}, build_mv, mv_reference});
-  zoo.push_back({"gesummv",
-                 "y = alpha * A . x + beta * B . x, A and B n x n (PolyBench)",
-                 {{"n", 4096, 12}},
-                 build_gesummv,
-                 gesummv_reference});
+void add_matvec(std::vector<backbone::KernelInfo>& kernels) {
+  kernels.push_back({"mv", "", {}, build_mv, mv_reference});
+  kernels.push_back({"gesummv", "", {}, build_gesummv, gesummv_reference});
 }
 
-}  // namespace sculpt::backbone::zoo
+}  // namespace sculpt::hand_written

@@ -8,7 +8,7 @@
 #include <functional>
 #include <span>
 
-namespace sculpt::backbone::zoo {
+namespace sculpt::zoo {
 
 /// A matrix of floats read through its strides: element (row, col) is data[row * row_stride +
 /// col * col_stride] (a transposed or strided layout is a view like another).
@@ -31,4 +31,4 @@ void reference_gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixView a
 void reference_gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixView a, MatrixView b,
                     float* c);
 
-}  // namespace sculpt::backbone::zoo
+}  // namespace sculpt::zoo
