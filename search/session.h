@@ -90,7 +90,8 @@ struct SessionStats {
   /// runs killed far past it.
   std::int64_t cut_short = 0;
   std::int64_t killed = 0;
-  /// A candidate measured faster than its bound: proof that the model misjudges the device.
+  /// A candidate measured faster than its bound (by more than 2%, a measurement's noise): proof
+  /// that the model misjudges the device.
   struct Violation {
     std::int64_t id = 0;
     double time_ns = 0;
