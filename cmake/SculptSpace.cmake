@@ -6,6 +6,11 @@
 # dependencies) into ${CMAKE_CURRENT_BINARY_DIR}/generated/<target>/ and builds the library
 # <target>. Users include "generated/<target>/space.h". A bad .space file fails the build
 # with located diagnostics.
+# Generated sources are formatted as the project's own (its width, its style) when clang-format
+# is found.
+find_program(SCULPT_CLANG_FORMAT clang-format)
+set(SCULPT_FORMAT_STYLE ${CMAKE_CURRENT_LIST_DIR}/../.clang-format)
+
 function(sculpt_add_space target)
   cmake_parse_arguments(S "" "NAMESPACE;BACKBONE_TYPE;NEW_OBJS_TYPE"
     "FILES;HEADERS;SPACEGEN_ARGS;DEPENDS" ${ARGN})
@@ -34,11 +39,16 @@ function(sculpt_add_space target)
   if(S_NEW_OBJS_TYPE)
     list(APPEND args --new-objs-type ${S_NEW_OBJS_TYPE})
   endif()
+  set(style_file)
+  if(SCULPT_CLANG_FORMAT)
+    list(APPEND args --format-with ${SCULPT_CLANG_FORMAT} --format-style ${SCULPT_FORMAT_STYLE})
+    set(style_file ${SCULPT_FORMAT_STYLE})
+  endif()
   add_custom_command(
     OUTPUT ${headers} ${cpp}
     COMMAND spacegen ${root} --out ${out} --namespace ${S_NAMESPACE}
             --backbone-type ${S_BACKBONE_TYPE} ${args}
-    DEPENDS ${sources} ${S_DEPENDS} spacegen
+    DEPENDS ${sources} ${S_DEPENDS} ${style_file} spacegen
     WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
     COMMENT "spacegen ${target}"
     VERBATIM)

@@ -1,7 +1,8 @@
 // The spacegen command line.
 //   spacegen --check FILE.space                 checks a space, prints its one-line summary
 //   spacegen FILE.space --out DIR --namespace NS --backbone-type T [--new-objs-type T]
-//            [--header H]... [--mutation-file F] generates the C++ sources into DIR
+//            [--header H]... [--mutation-file F] [--format-with CLANG_FORMAT --format-style FILE]
+//            generates the C++ sources into DIR (formatted as FILE says, when given)
 //   spacegen --list-mutants FILE.space          prints the mutants of the space, one a line
 // A mutant weakens the model the generator receives (never what spacedsl checks): `drop N`
 // removes constraint N (Model::constraints order), `drop N.K` clause K (from 1) of a constraint
@@ -9,9 +10,11 @@
 // Exit codes: 0 ok, 2 invalid input (diagnostics on stderr).
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "spacedsl/frontend.h"
@@ -36,6 +39,41 @@ bool write_if_changed(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
   return static_cast<bool>(out);
+}
+
+/// `text` in single quotes, for a shell.
+std::string quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+/// `text` as `clang_format` formats it with the style file `style` (empty: the .clang-format
+/// above `path`), the project's width, so that generated code reads as the rest; nothing when
+/// clang-format fails.
+std::optional<std::string> formatted(const std::string& clang_format, const std::string& style,
+                                     const fs::path& path, const std::string& text) {
+  const fs::path unformatted = path.string() + ".unformatted" + path.extension().string();
+  {
+    std::ofstream out(unformatted, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) return std::nullopt;
+  }
+  const std::string command =
+      quoted(clang_format) + (style.empty() ? " --style=file " : " --style=file:" + quoted(style)) +
+      " " + quoted(unformatted.string());
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string result;
+  if (pipe != nullptr) {
+    char buffer[1 << 16];
+    for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
+      result.append(buffer, n);
+    }
+  }
+  const bool ok = pipe != nullptr && pclose(pipe) == 0;
+  fs::remove(unformatted);
+  if (!ok) return std::nullopt;
+  return result;
 }
 
 std::vector<std::string> mutants(const sculpt::spacedsl::Model& model) {
@@ -88,6 +126,10 @@ int main(int argc, char** argv) {
   std::string mutation_file;
   app.add_flag("--list-mutants", list_mutants, "print the mutants of the space");
   app.add_option("--mutation-file", mutation_file, "a file naming the mutant to generate");
+  std::string clang_format, format_style;
+  app.add_option("--format-with", clang_format, "clang-format, to format the generated sources");
+  app.add_option("--format-style", format_style, "the .clang-format file --format-with reads")
+      ->needs(app.get_option("--format-with"));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -133,7 +175,17 @@ int main(int argc, char** argv) {
   }
   for (const auto& generated : sculpt::spacegen::generate(*model, options)) {
     fs::path path = fs::path(out_dir) / generated.name;
-    if (!write_if_changed(path, generated.text)) {
+    std::string text = generated.text;
+    if (!clang_format.empty()) {
+      std::optional<std::string> pretty = formatted(clang_format, format_style, path, text);
+      if (!pretty) {
+        std::cerr << "spacegen: error: " << clang_format << " cannot format " << path.string()
+                  << "\n";
+        return 2;
+      }
+      text = std::move(*pretty);
+    }
+    if (!write_if_changed(path, text)) {
       std::cerr << "spacegen: error: cannot write " << path.string() << "\n";
       return 2;
     }
