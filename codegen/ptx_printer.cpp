@@ -38,27 +38,13 @@ std::string immediate(double value, ElemType type) {
   return "?";
 }
 
-/// The `setp` comparison of `op` (a comparison operator) as C compares: ordered but for `!=`,
-/// which holds for NaN (`neu`; integers have `ne` only).
+/// The `setp` comparison of `op` (a comparison operator): PTX names them as the backbone does,
+/// ordered, but for `!=` on floats, which holds for NaN as in C (`neu`; integers have `ne` only).
 std::string comparison(Operator op, ElemType type) {
-  switch (op) {
-    case Operator::kLt:
-      return "lt";
-    case Operator::kLe:
-      return "le";
-    case Operator::kGt:
-      return "gt";
-    case Operator::kGe:
-      return "ge";
-    case Operator::kEq:
-      return "eq";
-    case Operator::kNe:
-      return type == ElemType::kI32 ? "ne" : "neu";
-    default:
-      break;
-  }
-  SCULPT_CHECK(false) << backbone::operator_name(op) << " is not a comparison";
-  return {};
+  SCULPT_CHECK(backbone::is_comparison(op))
+      << backbone::operator_name(op) << " is not a comparison";
+  if (op == Operator::kNe && type != ElemType::kI32) return "neu";
+  return std::string(backbone::operator_name(op));
 }
 
 /// The conversion instruction from `from` to `to` (C semantics: floats truncate to integers).
