@@ -4,17 +4,7 @@
 namespace sculpt::hand_written {
 namespace {
 
-using backbone::Array;
-using backbone::Builder;
-using backbone::Dim;
-using backbone::ElemType;
-using backbone::HostArgs;
-using backbone::Kernel;
-using backbone::MemRegion;
-using backbone::Size;
-using backbone::Sizes;
 using backbone::Tiling;
-using backbone::Value;
 
 Kernel build_axpy(const Sizes& sizes) {
   Builder b("axpy");

@@ -13,6 +13,20 @@
 
 namespace sculpt::hand_written {
 
+// The names every family file builds its kernels with.
+using backbone::Array;
+using backbone::Builder;
+using backbone::Dim;
+using backbone::ElemType;
+using backbone::HostArgs;
+using backbone::Kernel;
+using backbone::MemRegion;
+using backbone::Size;
+using backbone::Sizes;
+using backbone::Value;
+using frontend::parallel_tiling;
+using frontend::reduction_tiling;
+
 /// Every zoo kernel the language defines, by hand.
 std::span<const backbone::KernelInfo> kernels();
 

@@ -7,18 +7,6 @@
 namespace sculpt::hand_written {
 namespace {
 
-using backbone::Array;
-using backbone::Builder;
-using backbone::Dim;
-using backbone::ElemType;
-using backbone::HostArgs;
-using backbone::Kernel;
-using backbone::MemRegion;
-using backbone::Size;
-using backbone::Sizes;
-using backbone::Value;
-using frontend::parallel_tiling;
-using frontend::reduction_tiling;
 using zoo::reference_gemm;
 
 Kernel build_mv(const Sizes& sizes) {
