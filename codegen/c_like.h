@@ -5,7 +5,7 @@
 #include <string>
 
 #include "codegen/lowered.h"
-#include "spacegen/code_writer.h"
+#include "support/code_writer.h"
 
 namespace sculpt::codegen {
 
@@ -35,7 +35,7 @@ class CLikePrinter {
   void decode_blocks(const std::string& block);
 
   const LoweredKernel& k_;
-  spacegen::CodeWriter w_;
+  support::CodeWriter w_;
 };
 
 }  // namespace sculpt::codegen

@@ -55,6 +55,19 @@ class Evaluator {
     return std::move(out_);
   }
 
+  std::vector<std::vector<ObjectId>> holding(std::size_t t) {
+    const Trigger& trigger = m_.triggers[t];
+    std::vector<std::vector<ObjectId>> out;
+    std::vector<ObjectId> ids;
+    for_each_tuple(trigger.vars, ids, [&] {
+      for (const Condition& cond : trigger.conditions) {
+        if (!holds(cond, trigger.vars, ids)) return;
+      }
+      out.push_back(ids);
+    });
+    return out;
+  }
+
   std::int64_t counter(ChoiceId c, std::span<const ObjectId> args) {
     const Choice& choice = m_.choices[c];
     SCULPT_CHECK(choice.counter) << choice.name << " is not a counter";
@@ -285,6 +298,12 @@ class Evaluator {
 std::vector<Violation> evaluate(const Model& model, const Host& host, const Assignment& assignment,
                                 std::size_t limit) {
   return Evaluator(model, host, assignment).violations(limit);
+}
+
+std::vector<std::vector<ObjectId>> holding_triggers(const Model& model, const Host& host,
+                                                    const Assignment& assignment,
+                                                    std::size_t trigger) {
+  return Evaluator(model, host, assignment).holding(trigger);
 }
 
 std::int64_t counter_value(const Model& model, const Host& host, const Assignment& assignment,

@@ -21,8 +21,10 @@
 //  - decimal integer literals in host code (`"4"`).
 // Asked of the host (`Host`): every other host code, i.e. set iterators (membership), integer
 // universes, static filters and host integers. These are object attributes, never constraint
-// logic. Triggers (lowerings) and `add_to_set` constrain nothing: they are not evaluated, and
-// the assignment is taken over the objects of the backbone as given.
+// logic. Triggers (lowerings) and `add_to_set` constrain nothing: `evaluate` takes the
+// assignment over the objects of the backbone as given (for a space with triggers, the backbone
+// once every lowering has run), and `holding_triggers` says on which tuples a trigger's
+// condition holds, i.e. which lowerings must have run.
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -67,6 +69,13 @@ struct Violation {
 /// Every violation of `assignment` (empty: a solution). `limit` stops after that many.
 std::vector<Violation> evaluate(const Model& model, const Host& host, const Assignment& assignment,
                                 std::size_t limit = 1);
+
+/// The tuples of pairwise distinct objects (in the trigger's variable order) on which the
+/// condition of trigger `trigger` (Model::triggers order) holds under `assignment`; one empty
+/// tuple for a trigger without variables whose condition holds.
+std::vector<std::vector<ObjectId>> holding_triggers(const Model& model, const Host& host,
+                                                    const Assignment& assignment,
+                                                    std::size_t trigger);
 
 /// The value of a counter instance under `assignment`.
 std::int64_t counter_value(const Model& model, const Host& host, const Assignment& assignment,

@@ -23,10 +23,12 @@ struct GeneratedFile {
 };
 
 /// The generated files, in a fixed order; byte-identical for the same model and options.
-/// Precondition: `model` passed spacedsl's checks.
+/// Precondition: `model` passed spacedsl's checks; its files have distinct stems.
 std::vector<GeneratedFile> generate(const spacedsl::Model& model, const GeneratorOptions& options);
 
-/// The names `generate` produces, so that the build knows its outputs before running it.
-std::vector<std::string> generated_file_names();
+/// The names `generate` produces for a space made of `space_files` (the root file and every
+/// file it includes), so that the build knows its outputs before running it: one
+/// `propagators_<stem>.cpp` per file, and the same others for every space.
+std::vector<std::string> generated_file_names(const std::vector<std::string>& space_files);
 
 }  // namespace sculpt::spacegen

@@ -4,12 +4,10 @@
 //            [--header H]... [--mutation-file F] [--format-with CLANG_FORMAT --format-style FILE]
 //            generates the C++ sources into DIR (formatted as FILE says, when given)
 //   spacegen --list-mutants FILE.space          prints the mutants of the space, one a line
-// A mutant weakens the model the generator receives (never what spacedsl checks): `drop N`
-// removes constraint N (Model::constraints order), `drop N.K` clause K (from 1) of a constraint
-// of several clauses. The oracle tests (tests/spacegen/mutants.cmake) must fail on each.
+// A mutant (spacedsl/mutation.h) changes one constraint of the model the generator receives
+// (never what spacedsl checks); the oracle tests (tests/spacegen/mutants.cmake) must fail on each.
 // Exit codes: 0 ok, 2 invalid input (diagnostics on stderr).
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +16,7 @@
 #include <sstream>
 
 #include "spacedsl/frontend.h"
+#include "spacedsl/mutation.h"
 #include "spacegen/generator.h"
 
 namespace {
@@ -76,37 +75,6 @@ std::optional<std::string> formatted(const std::string& clang_format, const std:
   return result;
 }
 
-std::vector<std::string> mutants(const sculpt::spacedsl::Model& model) {
-  std::vector<std::string> out;
-  for (std::size_t c = 0; c < model.constraints.size(); ++c) {
-    out.push_back("drop " + std::to_string(c));
-    const std::size_t clauses = model.constraints[c].clauses.size();
-    for (std::size_t k = 1; clauses > 1 && k <= clauses; ++k) {
-      out.push_back("drop " + std::to_string(c) + "." + std::to_string(k));
-    }
-  }
-  return out;
-}
-
-/// Applies a mutant of `mutants` (blank: none); false for one the model does not have.
-bool mutate(sculpt::spacedsl::Model& model, std::string spec) {
-  spec.erase(spec.find_last_not_of(" \n") + 1);
-  if (spec.empty()) return true;
-  const auto all = mutants(model);
-  if (std::find(all.begin(), all.end(), spec) == all.end()) return false;
-  const std::size_t c = std::stoul(spec.substr(5));
-  const std::size_t dot = spec.find('.');
-  auto& constraints = model.constraints;
-  if (dot == std::string::npos) {
-    constraints.erase(constraints.begin() + static_cast<std::ptrdiff_t>(c));
-  } else {
-    auto& clauses = constraints[c].clauses;
-    clauses.erase(clauses.begin() +
-                  static_cast<std::ptrdiff_t>(std::stoul(spec.substr(dot + 1)) - 1));
-  }
-  return true;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -147,7 +115,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (list_mutants) {
-    for (const std::string& m : mutants(*model)) std::cout << m << "\n";
+    for (const std::string& m : sculpt::spacedsl::list_mutants(*model)) std::cout << m << "\n";
     return 0;
   }
   if (!mutation_file.empty()) {
@@ -157,7 +125,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     std::string spec((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!mutate(*model, spec)) {
+    if (!sculpt::spacedsl::apply_mutant(*model, spec)) {
       std::cerr << "spacegen: error: no mutant '" << spec << "' in " << file << "\n";
       return 2;
     }

@@ -5,8 +5,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
+#include "spacedsl/frontend.h"
 #include "spacegen/generator.h"
 
 namespace sculpt::spacegen {
@@ -43,7 +45,10 @@ TEST(SpacegenDeterminism, SameInputSameBytes) {
     SCOPED_TRACE(space);
     generate_into(space, base / "first");
     generate_into(space, base / "second");
-    for (const std::string& name : generated_file_names()) {
+    spacedsl::Diagnostics diags;
+    const std::optional<spacedsl::Model> model = spacedsl::load_space(kSpaces / space, diags);
+    ASSERT_TRUE(model.has_value());
+    for (const std::string& name : generated_file_names(model->files)) {
       std::string first = read(base / "first" / name);
       EXPECT_FALSE(first.empty()) << name;
       EXPECT_EQ(first, read(base / "second" / name)) << name;

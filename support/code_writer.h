@@ -1,9 +1,10 @@
 #pragma once
-// The one emission mechanism of spacegen: C++ text built line by line with indentation.
+// C-like text (generated C++, C, CUDA) built line by line with indentation: the one emission
+// mechanism of spacegen and of codegen's printers.
 #include <string>
 #include <string_view>
 
-namespace sculpt::spacegen {
+namespace sculpt::support {
 
 class CodeWriter {
  public:
@@ -27,4 +28,4 @@ class CodeWriter {
   int indent_ = 0;
 };
 
-}  // namespace sculpt::spacegen
+}  // namespace sculpt::support

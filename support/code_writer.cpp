@@ -1,8 +1,8 @@
-#include "spacegen/code_writer.h"
+#include "support/code_writer.h"
 
 #include "support/check.h"
 
-namespace sculpt::spacegen {
+namespace sculpt::support {
 
 CodeWriter& CodeWriter::line(std::string_view text) {
   if (!text.empty()) text_.append(static_cast<std::size_t>(indent_) * 2, ' ');
@@ -58,4 +58,4 @@ CodeWriter& CodeWriter::lines(const CodeWriter& inner) {
   return *this;
 }
 
-}  // namespace sculpt::spacegen
+}  // namespace sculpt::support

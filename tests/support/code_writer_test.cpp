@@ -1,12 +1,12 @@
 // The emission mechanism: blocks written apart land at the indentation where they are spliced.
-#include "spacegen/code_writer.h"
+#include "support/code_writer.h"
 
 #include <gtest/gtest.h>
 
-namespace sculpt::spacegen {
+namespace sculpt::support {
 namespace {
 
-TEST(SpacegenCodeWriter, SplicedLinesTakeTheIndentationWhereTheyLand) {
+TEST(SupportCodeWriter, SplicedLinesTakeTheIndentationWhereTheyLand) {
   CodeWriter inner;
   inner.line("int a = 0;");
   inner.open("if (a)");
@@ -30,4 +30,4 @@ TEST(SpacegenCodeWriter, SplicedLinesTakeTheIndentationWhereTheyLand) {
 }
 
 }  // namespace
-}  // namespace sculpt::spacegen
+}  // namespace sculpt::support
