@@ -104,8 +104,10 @@ class Emission : public ModelQueries {
   std::string counter_origin(ChoiceId c) const;
   std::string quotient_origin(std::size_t q) const;
   std::string item_expr(SetId s, const std::string& id, const std::string& fun) const;
-  /// Host code in a scope: variables become their host objects.
-  std::string host(const std::string& code, const Scope& scope) const;
+  /// Host code in a scope, its variables become their host objects, marked with `loc`
+  /// (line_directives.h).
+  std::string host(const std::string& code, const spacedsl::SourceLocation& loc,
+                   const Scope& scope) const;
   std::string args_of(const ChoiceInstance& ci, const Scope& scope) const;
   std::string args_comma(const ChoiceInstance& ci, const Scope& scope) const;
   /// ValueSet for enums, Interval for integers and counters.

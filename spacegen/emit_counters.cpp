@@ -39,7 +39,7 @@ class Counters : public Emission {
   std::string term_value(std::size_t i, const Scope& scope, const Locals& ov) const {
     const spacedsl::Counter& counter = *m_.choices[plan_.counter_ids[i]].counter;
     return counter.value.choice ? summary(*counter.value.choice, scope, ov)
-                                : "constant(" + host(counter.value.code, scope) + ")";
+                                : "constant(" + host(counter.value.code, counter.loc, scope) + ")";
   }
 
   std::string counters_cpp() const {

@@ -6,6 +6,7 @@
 #include "spacegen/emission.h"
 #include "spacegen/emitters.h"
 #include "spacegen/host_code.h"
+#include "spacegen/line_directives.h"
 
 namespace sculpt::spacegen {
 
@@ -126,7 +127,7 @@ class DecisionVector : public Emission {
       const Variable& var = f.item->vars[f.vars[i]];
       vars[var.name] = item_expr(var.set, "a" + std::to_string(i), fun);
     }
-    return substitute(f.cond->code, vars, fun);
+    return located(f.cond->loc, substitute(f.cond->code, vars, fun));
   }
 
   void emit_filters(CodeWriter& w) const {

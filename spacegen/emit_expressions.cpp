@@ -6,6 +6,7 @@
 
 #include "spacegen/emission.h"
 #include "spacegen/host_code.h"
+#include "spacegen/line_directives.h"
 
 namespace sculpt::spacegen {
 
@@ -93,7 +94,7 @@ std::string Emission::enum_type(ChoiceId c) const {
 
 std::string Emission::static_code(const Condition& cond, const Scope& scope) const {
   const std::optional<std::size_t> k = filter_of(plan_, cond);
-  if (!k) return "static_cast<bool>(" + host(cond.code, scope) + ")";
+  if (!k) return "static_cast<bool>(" + host(cond.code, cond.loc, scope) + ")";
   std::string args;
   for (std::size_t i = 0; i < plan_.filters[*k].vars.size(); ++i) {
     args += (i ? ", " : "") + scope.names[plan_.filters[*k].vars[i]];
@@ -123,7 +124,8 @@ std::string Emission::item_expr(SetId s, const std::string& id, const std::strin
   return "item_" + m_.sets[s].name + "(" + fun + ", " + id + ")";
 }
 
-std::string Emission::host(const std::string& code, const Scope& scope) const {
+std::string Emission::host(const std::string& code, const spacedsl::SourceLocation& loc,
+                           const Scope& scope) const {
   std::map<std::string, std::string> vars;
   for (VarId v = 0; v < scope.item->vars.size(); ++v) {
     if (v < scope.objects.size() && !scope.objects[v].empty()) {
@@ -132,7 +134,7 @@ std::string Emission::host(const std::string& code, const Scope& scope) const {
       vars[scope.item->vars[v].name] = item_expr(scope.item->vars[v].set, scope.names[v], "*fun_");
     }
   }
-  return substitute(code, vars, "(*fun_)");
+  return located(loc, substitute(code, vars, "(*fun_)"));
 }
 
 std::string Emission::args_of(const ChoiceInstance& ci, const Scope& scope) const {
@@ -187,7 +189,7 @@ std::string Emission::truth(const Condition& cond, const Scope& scope, const Loc
     }
     case Kind::CompareCode:
       return "truth_compare(" + summary(cond.lhs, scope, ov) + ", " + op_name(cond.op) +
-             ", constant(" + host(cond.code, scope) + "))";
+             ", constant(" + host(cond.code, cond.loc, scope) + "))";
     case Kind::CompareChoices:
       return "truth_compare(" + summary(cond.lhs, scope, ov) + ", " + op_name(cond.op) + ", " +
              summary(cond.rhs, scope, ov) + ")";
@@ -274,13 +276,13 @@ void Emission::enforce(CodeWriter& w, const Condition& cond, const Scope& scope,
       if (cond.op == spacedsl::CompareOp::Ne) {
         if (!is_counter(l.choice)) {
           restriction("restrict_" + ln + "_remove(" + args_comma(l, scope) + "constant(" +
-                      host(cond.code, scope) + ").lo, " + origin + ")");
+                      host(cond.code, cond.loc, scope) + ").lo, " + origin + ")");
         }
       } else {
-        restriction(restrict_range(
-            l, scope,
-            "allowed_range(" + op_name(cond.op) + ", constant(" + host(cond.code, scope) + "))",
-            origin));
+        restriction(restrict_range(l, scope,
+                                   "allowed_range(" + op_name(cond.op) + ", constant(" +
+                                       host(cond.code, cond.loc, scope) + "))",
+                                   origin));
       }
       break;
     case Kind::CompareChoices:

@@ -6,6 +6,7 @@
 
 #include "spacegen/emission.h"
 #include "spacegen/host_code.h"
+#include "spacegen/line_directives.h"
 #include "support/check.h"
 
 namespace sculpt::spacegen {
@@ -80,7 +81,8 @@ void Emission::emit_scope(CodeWriter& w, Scope& scope, const std::vector<bool>& 
       SCULPT_CHECK(!scope.names[p].empty()) << "parameter of $" << vars[v].name << " unbound";
       const auto& set = m_.sets[s];
       std::string param = item_expr(set.parameter->set, scope.names[p], "*fun_");
-      std::string iter = substitute(set.iterator, {{set.parameter->name, param}}, "(*fun_)");
+      std::string iter =
+          located(set.loc, substitute(set.iterator, {{set.parameter->name, param}}, "(*fun_)"));
       w.open("for (auto&& item_" + vars[v].name + " : " + iter + ")");
       w.line("const ObjectId " + name + " = id_" + set.name + "(*fun_, item_" + vars[v].name +
              ");");
@@ -96,7 +98,8 @@ void Emission::emit_scope(CodeWriter& w, Scope& scope, const std::vector<bool>& 
              scope.names[*member] + "))");
       ++opened;
       std::string item = item_expr(set.reverse->set, scope.names[*member], "*fun_");
-      std::string iter = substitute(set.reverse->code, {{set.reverse->var, item}}, "(*fun_)");
+      std::string iter =
+          located(set.loc, substitute(set.reverse->code, {{set.reverse->var, item}}, "(*fun_)"));
       SetId param_set = set.parameter->set;
       w.open("for (auto&& item_" + vars[v].name + " : " + iter + ")");
       w.line("const ObjectId " + name + " = id_" + m_.sets[param_set].name + "(*fun_, item_" +
@@ -245,7 +248,8 @@ void Emission::emit_universes(CodeWriter& w, ChoiceId c, bool at_layout) const {
     w.line("if (has_universe(" + choice_id(c) + ", index)) continue;");
   }
   w.line("std::vector<std::int64_t> values;");
-  w.line("for (auto&& v : " + substitute(choice.universe, vars, at_layout ? "fun" : "(*fun_)") +
+  w.line("for (auto&& v : " +
+         located(choice.loc, substitute(choice.universe, vars, at_layout ? "fun" : "(*fun_)")) +
          ") values.push_back(static_cast<std::int64_t>(v));");
   w.line(std::string(at_layout ? "builder.set_universe" : "add_universe") + "(" + choice_id(c) +
          ", index, std::move(values));");

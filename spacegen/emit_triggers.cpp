@@ -5,6 +5,7 @@
 #include "spacegen/emission.h"
 #include "spacegen/emitters.h"
 #include "spacegen/host_code.h"
+#include "spacegen/line_directives.h"
 
 namespace sculpt::spacegen {
 
@@ -38,7 +39,10 @@ class Triggers : public Emission {
       for (VarId v = 0; v < item.vars.size(); ++v) {
         vars[item.vars[v].name] = item_expr(item.vars[v].set, scope.names[v], "*fun_");
       }
-      w.line("(void)(" + substitute(plan_.trigger_code[t].code, vars, "(*fun_)") + ");");
+      w.line("(void)(" +
+             located(plan_.trigger_code[t].loc,
+                     substitute(plan_.trigger_code[t].code, vars, "(*fun_)")) +
+             ");");
       w.line("break;");
       w.close();
     }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "spacegen/emitters.h"
+#include "spacegen/line_directives.h"
 #include "spacegen/plan.h"
 #include "support/check.h"
 
@@ -24,7 +25,7 @@ std::uint64_t model_hash(const spacedsl::Model& model, const std::vector<Generat
   auto add = [&](const std::string& s) {
     for (char c : s) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
   };
-  for (const GeneratedFile& file : code) add(file.text);
+  for (const GeneratedFile& file : code) add(without_marks(file.text));
   for (const auto& c : model.choices) {
     for (const auto& v : c.values) add(c.name + "." + v.name);
   }
@@ -59,6 +60,7 @@ std::vector<GeneratedFile> generate(const spacedsl::Model& model, const Generato
       {"decision_vector.cpp", emit_decision_vector(emission, model_hash(model, code))}};
   files.insert(files.end(), std::make_move_iterator(code.begin()),
                std::make_move_iterator(code.end()));
+  for (GeneratedFile& file : files) file.text = place_line_directives(file.text, file.name);
   return files;
 }
 

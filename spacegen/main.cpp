@@ -18,6 +18,7 @@
 #include "spacedsl/frontend.h"
 #include "spacedsl/mutation.h"
 #include "spacegen/generator.h"
+#include "spacegen/line_directives.h"
 
 namespace {
 
@@ -153,6 +154,8 @@ int main(int argc, char** argv) {
       }
       text = std::move(*pretty);
     }
+    text = sculpt::spacegen::renumber_line_directives(
+        text, generated.name, fs::absolute(path).lexically_normal().string());
     if (!write_if_changed(path, text)) {
       std::cerr << "spacegen: error: cannot write " << path.string() << "\n";
       return 2;
