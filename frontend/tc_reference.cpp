@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "backbone/reference.h"
 #include "support/check.h"
@@ -213,40 +212,25 @@ class Reference {
       for (int64_t e : extents) elements *= e;
       strides_.push_back(std::move(strides));
       // Values are rounded to the tensor's type as they are stored: keeping them in that type
-      // loses nothing. An output is computed in its argument's elements, which nothing else
-      // reads, when they have that type.
+      // loses nothing. An output (in-out ones with their initial values) is computed in its
+      // argument's elements, which nothing else reads.
       const int id = static_cast<int>(storage_.size());
-      const bool output =
-          std::find(def.outputs.begin(), def.outputs.end(), id) != def.outputs.end();
-      Buffer* argument = output ? &args.array(t.name) : nullptr;
-      if (argument != nullptr && argument->type() == t.type && argument->size() == elements) {
-        storage_.push_back(Buffer::view(t.type, elements, argument->bytes()));
+      if (std::find(def.outputs.begin(), def.outputs.end(), id) == def.outputs.end()) {
+        storage_.emplace_back(t.type, t.defined() ? elements : 0);
         continue;
       }
-      storage_.emplace_back(t.type, t.defined() ? elements : 0);
-      if (t.reads_initial) copy(args.array(t.name), storage_.back());
+      Buffer& argument = args.array(t.name);
+      SCULPT_CHECK(argument.type() == t.type && argument.size() == elements)
+          << "output " << t.name << " has an argument of another type or size";
+      storage_.push_back(Buffer::view(t.type, elements, argument.bytes()));
     }
   }
 
   void run() {
     for (const Statement& st : def_.statements) execute(st);
-    for (int id : def_.outputs) {
-      Buffer& argument = args_.array(def_.tensors[id].name);
-      if (argument.bytes() != storage_[id].bytes()) copy(storage_[id], argument);
-    }
   }
 
  private:
-  static void copy(const Buffer& from, Buffer& to) {
-    SCULPT_CHECK(from.size() == to.size())
-        << "a tensor of " << from.size() << " elements into " << to.size();
-    if (from.type() == to.type()) {
-      std::memcpy(to.bytes(), from.bytes(), static_cast<std::size_t>(from.num_bytes()));
-      return;
-    }
-    for (int64_t i = 0; i < from.size(); ++i) to.set(i, from.get(i));
-  }
-
   /// `e` as a node, numbering its scratch rows from `*rows` on.
   Node compile(const Expr& e, const Statement& st, int* rows) const {
     Node n;
@@ -293,7 +277,10 @@ class Reference {
     const bool from_initial = st.reduction == Reduction::kNone || st.init;
 
     const int outer = st.lhs.front(), along = st.lhs.back();
-    const std::vector<int> middle(st.lhs.begin() + 1, st.lhs.end() - (st.lhs.size() > 1 ? 1 : 0));
+    // The left-hand indices between the first and the last, stepped by an odometer.
+    const std::vector<int> middle = st.lhs.size() > 2
+                                        ? std::vector<int>(st.lhs.begin() + 1, st.lhs.end() - 1)
+                                        : std::vector<int>{};
     const int64_t along_stride = strides_[st.tensor].back();
     // The batch at index[along] .. + count: every element's terms, then its store.
     const auto batch = [&](std::vector<int64_t>& index, int64_t count, double* scratch,

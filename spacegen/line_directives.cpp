@@ -4,6 +4,8 @@
 #include <sstream>
 #include <vector>
 
+#include "support/check.h"
+
 namespace sculpt::spacegen {
 
 namespace {
@@ -52,6 +54,7 @@ std::string without_marks(const std::string& text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     if (text[i] == kBegin) {
       i = text.find(kEnd, i);
+      SCULPT_CHECK(i != std::string::npos) << "a location mark without its end";
       continue;
     }
     out += text[i];
