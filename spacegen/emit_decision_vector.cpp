@@ -92,8 +92,10 @@ class DecisionVector : public Emission {
         w.open("bool Candidate::member_" + set.name + "(ObjectId parameter, ObjectId id) const");
         w.line("(void)parameter;  // unused when the iterator does not depend on it");
         std::string param = item_expr(set.parameter->set, "parameter", "*fun_");
-        w.open("for (auto&& item : " +
-               substitute(set.iterator, {{set.parameter->name, param}}, "(*fun_)") + ")");
+        w.open(
+            "for (auto&& item : " +
+            located(set.loc, substitute(set.iterator, {{set.parameter->name, param}}, "(*fun_)")) +
+            ")");
         w.line("if (id_" + set.name + "(*fun_, item) == id) return true;");
         w.close();
         w.line("return false;");
@@ -102,14 +104,15 @@ class DecisionVector : public Emission {
         w.line("template <typename F>");
         w.open("void Candidate::for_each_" + set.name + "(const Backbone& fun, F&& f)");
         if (!set.iterator.empty()) {
-          w.line("for (auto&& item : " + substitute(set.iterator, {}, "fun") + ") f(id_" +
-                 set.name + "(fun, item));");
+          w.line("for (auto&& item : " + located(set.loc, substitute(set.iterator, {}, "fun")) +
+                 ") f(id_" + set.name + "(fun, item));");
         } else {
           const auto& super = m_.sets[*set.superset];
           w.open("for_each_" + super.name + "(fun, [&](ObjectId id)");
           w.line("if (" +
-                 substitute(set.from_superset, {{"item", item_expr(*set.superset, "id", "fun")}},
-                            "fun") +
+                 located(set.loc,
+                         substitute(set.from_superset,
+                                    {{"item", item_expr(*set.superset, "id", "fun")}}, "fun")) +
                  ") f(id);");
           w.close(");");
         }
@@ -175,7 +178,7 @@ class DecisionVector : public Emission {
     w.line("LayoutBuilder builder(space_table());");
     for (SetId s = 0; s < m_.sets.size(); ++s) {
       w.line("builder.set_capacity(" + set_id(s) + ", static_cast<std::uint32_t>(" +
-             substitute(m_.sets[s].capacity, {}, "fun") + "));");
+             located(m_.sets[s].loc, substitute(m_.sets[s].capacity, {}, "fun")) + "));");
     }
     for (SetId s : plain_sets_by_depth()) {
       const spacedsl::Set& set = m_.sets[s];
@@ -184,7 +187,7 @@ class DecisionVector : public Emission {
       if (!set.all_ids.empty()) {
         w.open("");
         w.line("std::vector<ObjectId> ids;");
-        w.line("for (auto&& id : " + substitute(set.all_ids, {}, "fun") +
+        w.line("for (auto&& id : " + located(set.loc, substitute(set.all_ids, {}, "fun")) +
                ") ids.push_back(to_object_id(id));");
         w.line("builder.set_all_ids(" + set_id(s) + ", std::move(ids), " +
                (super ? set_id(*super) : std::string("std::nullopt")) + ");");

@@ -3,6 +3,7 @@
 #include "spacegen/emission.h"
 #include "spacegen/emitters.h"
 #include "spacegen/host_code.h"
+#include "spacegen/line_directives.h"
 
 namespace sculpt::spacegen {
 
@@ -125,12 +126,12 @@ class SpaceHeader : public Emission {
              "(const Backbone& fun, ObjectId id)");
       // `$id` has the set's id type (strong id types are built from the dense integer).
       std::string id = set.id_type.empty() ? "id" : "static_cast<" + set.id_type + ">(id)";
-      w.line("return " + substitute(set.item_getter, {{"id", id}}, "fun") + ";");
+      w.line("return " + located(set.loc, substitute(set.item_getter, {{"id", id}}, "fun")) + ";");
       w.close();
       w.open("static ObjectId id_" + set.name + "(const Backbone& fun, " + set.type + " item)");
       w.line("(void)fun;");
       w.line("return sculpt::spacegen::to_object_id(" +
-             substitute(set.id_getter, {{"item", "item"}}, "fun") + ");");
+             located(set.loc, substitute(set.id_getter, {{"item", "item"}}, "fun")) + ");");
       w.close();
       if (is_parametric(s)) {
         w.line("bool member_" + set.name + "(ObjectId parameter, ObjectId id) const;");
