@@ -8,6 +8,7 @@
 #include <array>
 #include <condition_variable>
 #include <deque>
+#include <list>
 #include <mutex>
 #include <random>
 #include <stdexcept>
@@ -226,13 +227,13 @@ class Session::Run {
         for (;;) {
           while (produce(thread)) {
           }
-          if (!collect_one(/*wait_for_producers=*/false)) break;
+          if (!collect_oldest()) break;
         }
       } else {
         for (int i = 0; i < o.threads; ++i) {
           workers_.emplace_back([this, i] { search_loop(i); });
         }
-        while (collect_one(/*wait_for_producers=*/true)) {
+        while (collect_first_ready()) {
         }
         finish_workers();
       }
@@ -273,6 +274,7 @@ class Session::Run {
     std::uint64_t hash = 0;
     std::future<device::Evaluation> future;
   };
+  using PendingList = std::list<Pending>;
 
   bool must_stop() const {
     return Clock::now() >= deadline_ ||
@@ -360,7 +362,7 @@ class Session::Run {
       return false;
     }
     Pending pending;
-    pending.evaluated.id = first_id_ + submitted_++;
+    ++submitted_;
     pending.evaluated.actions = std::move(actions);
     if (s_.context_->model != nullptr) pending.evaluated.bound_ns = p.bound_ns;
     pending.hash = hash;
@@ -369,7 +371,40 @@ class Session::Run {
     p.candidate.reset();
     pending.proposal = std::move(p);
     pending_.push_back(std::move(pending));
+    if (s_.options_.threads > 1) watch(std::prev(pending_.end()));
     return true;
+  }
+
+  /// Under the lock: has a watcher wait for an evaluation's future and hand it to the
+  /// collecting thread once ready (ready_). std::future has no wait for any of several, and
+  /// the evaluators (device::Evaluator's pipeline, the MPI one) hand back plain futures with no
+  /// hook on completion, so a pool of watchers, as many as evaluations in flight at most, each
+  /// blocked on one future, turns completions into notifications: no core spins, and nothing
+  /// waits for a polling slice. With one thread, the oldest is collected first and needs none.
+  void watch(PendingList::iterator it) {
+    to_watch_.push_back(it);
+    if (static_cast<int>(to_watch_.size()) > idle_watchers_) {
+      watchers_.emplace_back([this] { watch_loop(); });
+    } else {
+      watch_.notify_one();
+    }
+  }
+
+  void watch_loop() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      ++idle_watchers_;
+      watch_.wait(lock, [this] { return stop_watching_ || !to_watch_.empty(); });
+      --idle_watchers_;
+      if (stop_watching_) return;
+      const PendingList::iterator it = to_watch_.front();
+      to_watch_.pop_front();
+      lock.unlock();
+      it->future.wait();
+      lock.lock();
+      ready_.push_back(it);
+      changed_.notify_all();
+    }
   }
 
   void search_loop(int index) {
@@ -397,22 +432,24 @@ class Session::Run {
     changed_.notify_all();
     for (std::thread& w : workers_) w.join();
     workers_.clear();
+    // After the searching threads: nothing is submitted any more. A watcher waits for the
+    // evaluation it watches (after cancel_waiting, the one being measured at most).
+    {
+      std::lock_guard lock(mutex_);
+      stop_watching_ = true;
+    }
+    watch_.notify_all();
+    for (std::thread& w : watchers_) w.join();
+    watchers_.clear();
   }
 
-  /// Waits for the oldest evaluation and hands it on; false once nothing is in flight and
-  /// nothing more will be submitted.
-  bool collect_one(bool wait_for_producers) {
+  /// One searching thread: waits for the oldest evaluation and hands it on, so that
+  /// evaluations are collected in the order they were submitted and the searching happens at
+  /// fixed points; false once nothing is in flight.
+  bool collect_oldest() {
     Pending done;
     {
-      std::unique_lock lock(mutex_);
-      if (wait_for_producers) {
-        // Woken by submissions and by the end of walks; a budget or a stop is seen within kPoll.
-        constexpr auto kPoll = std::chrono::milliseconds(20);
-        while (pending_.empty() && !done_submitting() && !error_) {
-          changed_.wait_for(lock, kPoll);
-        }
-        if (error_) std::rethrow_exception(error_);
-      }
+      std::lock_guard lock(mutex_);
       if (pending_.empty()) return false;
       done = std::move(pending_.front());
       pending_.pop_front();
@@ -432,13 +469,58 @@ class Session::Run {
         cancelled_ = true;
       }
     }
+    hand_on(std::move(done));
+    return true;
+  }
+
+  /// Several searching threads: waits for whichever evaluation in flight ends first (the
+  /// watchers queue them in ready_ as they end) and hands it on, so that a slow compilation
+  /// holds only its own slot in flight; false once nothing is in flight and nothing more will
+  /// be submitted.
+  bool collect_first_ready() {
+    Pending done;
+    {
+      std::unique_lock lock(mutex_);
+      for (;;) {
+        if (error_) std::rethrow_exception(error_);
+        if (!ready_.empty()) break;
+        if (pending_.empty() && done_submitting()) return false;
+        if (!cancelled_ && must_stop()) {
+          // At the budget or a stop request, drop what has not started running rather than
+          // wait for it; set first, so that nothing is submitted after the cancel.
+          cancelled_ = true;
+          lock.unlock();
+          s_.evaluator_.cancel_waiting();
+          lock.lock();
+          continue;
+        }
+        // Woken by watchers, submissions and the end of walks; a stop request is seen within
+        // kPoll, the budget at the deadline (once cancelled, past: no longer a wake-up time).
+        constexpr auto kPoll = std::chrono::milliseconds(20);
+        const Clock::time_point poll = Clock::now() + kPoll;
+        changed_.wait_until(lock, cancelled_ ? poll : std::min(deadline_, poll));
+      }
+      const PendingList::iterator it = ready_.front();
+      ready_.pop_front();
+      done = std::move(*it);
+      pending_.erase(it);
+    }
+    changed_.notify_all();
+    hand_on(std::move(done));
+    return true;
+  }
+
+  /// Takes a collected evaluation's result (its future is ready, or abandoned: then it throws)
+  /// and, unless abandoned, numbers it (ids follow the order of collection, so that the log's
+  /// are increasing) and hands it to the algorithm and on_evaluated.
+  void hand_on(Pending&& done) {
     try {
       done.evaluated.evaluation = done.future.get();
     } catch (const std::future_error&) {
       std::lock_guard lock(mutex_);
       ++stats_.abandoned;
       s_.seen_.erase(done.hash);
-      return true;
+      return;
     }
     const device::Evaluation& e = done.evaluated.evaluation;
     done.evaluated.t = std::chrono::duration<double>(Clock::now() - start_).count();
@@ -446,6 +528,7 @@ class Session::Run {
         e.check == device::Check::ok ? e.time_ns : std::optional<double>();
     {
       std::lock_guard lock(mutex_);
+      done.evaluated.id = first_id_ + stats_.evaluated;
       ++stats_.evaluated;
       if (e.cut_short) {
         ++stats_.cut_short;
@@ -460,7 +543,6 @@ class Session::Run {
     }
     s_.algorithm_->observe(done.proposal, time);
     on_evaluated_(std::move(done.evaluated));
-    return true;
   }
 
   Session& s_;
@@ -479,8 +561,17 @@ class Session::Run {
 
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<Pending> pending_;
+  /// Submitted and not collected, in the order submitted.
+  PendingList pending_;
   std::vector<std::thread> workers_;
+  /// With several searching threads: evaluations no watcher waits for yet, and those whose
+  /// future is ready, in the order they became ready.
+  std::deque<PendingList::iterator> to_watch_;
+  std::deque<PendingList::iterator> ready_;
+  std::condition_variable watch_;
+  std::vector<std::thread> watchers_;
+  int idle_watchers_ = 0;
+  bool stop_watching_ = false;
   std::int64_t submitted_ = 0;
   int producing_ = 0;
   std::int64_t fruitless_ = 0;

@@ -7,12 +7,13 @@
 // Threads: `threads` searching threads propose, generate code and submit while the device
 // measures, keeping up to `in_flight` (2 threads + 2, or 2 per device queue + 2 where the evaluator
 // has more queues than threads) evaluations queued so that no device waits for a candidate; the
-// calling thread collects evaluations in id order. With one thread it
-// also does the searching, at fixed points (between collections), so that a seed fixes the whole
-// search. A candidate is submitted only when its bound is below the best time collected so far
-// (until a candidate runs faster than its bound: the model is then wrong for this device and its
-// bound stops cutting), and a candidate already evaluated is never measured again (the algorithm
-// hears its time again).
+// calling thread collects evaluations as they end (a slow compilation holds only its own place
+// in flight) and numbers them as it collects them. With one thread it also does the searching,
+// at fixed points (between collections, each of the oldest evaluation in flight), so that a seed
+// fixes the whole search. A candidate is submitted only when its bound is below the best time
+// collected so far (until a candidate runs faster than its bound: the model is then wrong for
+// this device and its bound stops cutting), and a candidate already evaluated is never measured
+// again (the algorithm hears its time again).
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -151,7 +152,9 @@ class Session {
   bool recall(std::int64_t id, const std::vector<spacegen::Action>& actions,
               std::optional<double> time_ns, std::string* error);
 
-  /// Searches, calling `on_evaluated` for each evaluation in id order, on the calling thread.
+  /// Searches, calling `on_evaluated` for each evaluation in id order, on the calling thread:
+  /// ids are given in the order evaluations are collected, which with several threads is the
+  /// order they end, not the order they were submitted.
   /// When the budget runs out or a stop is requested, the evaluation being measured finishes
   /// and those still waiting are abandoned. A DeviceError from the device, or an exception from
   /// `on_evaluated`, stops the threads and propagates.

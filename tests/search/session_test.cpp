@@ -5,6 +5,7 @@
 // - on matmul with the real model and a device whose times are a known function of the
 //   candidate: one thread and a seed give the same log twice, no candidate is submitted with a
 //   bound at or above the best time collected before it, two threads keep a 50 ms device busy,
+//   and, collecting evaluations as they end, keep it busy while one candidate compiles for long,
 //   a resumed search rebuilds its tree and never measures a logged candidate again, an evaluator
 //   of several device queues gets two candidates in flight per queue;
 // - on tiny test spaces enumerated in full: MCTS and branch-and-bound evaluate every candidate
@@ -403,6 +404,83 @@ TEST(Session, TwoThreadsKeepA50MillisecondDeviceBusy) {
   for (const Line& l : out.lines) ids.insert(l.id);
   EXPECT_EQ(ids.size(), 25u);
   EXPECT_EQ(*ids.rbegin(), 24) << "ids are contiguous";
+}
+
+// A device whose candidates compile in 10 ms, side by side, and measure in 20 ms, except the
+// `slow`-th submitted (from 0), whose compilation takes `slow_compile` (on a GPU, a huge unrolled
+// kernel takes 10-20 s to JIT-compile): each collected candidate is named by its hash.
+struct SlowCompilation {
+  SlowCompilation(std::int64_t slow, std::chrono::milliseconds slow_compile)
+      : device(20ms, 3, [this, slow, slow_compile](std::uint64_t hash, std::int64_t index) {
+          if (index != slow) return std::chrono::microseconds(10ms);
+          slow_hash = hash;
+          return std::chrono::microseconds(slow_compile);
+        }) {}
+  std::atomic<std::uint64_t> slow_hash{0};
+  StandInDevice device;
+};
+
+std::uint64_t hash_of(const spacegen::CandidateBase& root,
+                      const std::vector<spacegen::Action>& actions) {
+  const std::unique_ptr<spacegen::CandidateBase> candidate = root.clone();
+  EXPECT_NE(candidate->apply(actions), spacegen::Status::Conflict);
+  return candidate->hash();
+}
+
+// With several threads, evaluations are collected as they end: a slow compilation holds only its
+// own place in flight. Collected in the order they were submitted, the evaluations behind it
+// ended but waited, nothing new was submitted, and the device stood idle until it compiled (on an
+// H100, 95% of a two-minute search): here about 30% of the time after the fifth evaluation.
+TEST(Session, ASlowCompilationHoldsOnlyItsOwnPlaceInFlight) {
+  Problem axpy("axpy", "1048576");
+  // The sixth submitted, in flight with the first five (2 threads: 6 in flight): it compiles
+  // from before the fifth is collected, when the device's idle time starts counting, for as long
+  // as 30 others take to measure.
+  constexpr std::int64_t kSlow = 5;
+  SlowCompilation device(kSlow, 600ms);
+  SessionOptions options;
+  options.threads = 2;
+  options.evals = 50;
+  std::vector<std::int64_t> ids;
+  std::optional<std::size_t> slow_collected;
+  Session session(*axpy.root, device.device, axpy.model.get(), options);
+  const SessionStats stats = session.run([&](Evaluated&& e) {
+    if (hash_of(*axpy.root, e.actions) == device.slow_hash) slow_collected = ids.size();
+    ids.push_back(e.id);
+  });
+  ASSERT_EQ(stats.evaluated, 50) << stats.summary();
+  RecordProperty("device_idle_share", fmt::format("{:.3f}", stats.device_idle_share));
+  RecordProperty("slow_collected", static_cast<int>(slow_collected.value_or(0)));
+  // Generous limits for a loaded machine: about 30 end while it compiles, the device idles <1%.
+  ASSERT_TRUE(slow_collected);
+  EXPECT_GE(*slow_collected, static_cast<std::size_t>(kSlow + 10))
+      << "evaluations that ended while it compiled were collected before it";
+  EXPECT_LT(stats.device_idle_share, 0.15) << stats.summary();
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    EXPECT_EQ(ids[i], static_cast<std::int64_t>(i)) << "ids follow the order of collection";
+  }
+}
+
+// At the budget, with several threads, the evaluation being measured finishes and the others,
+// the slow compilation among them, are abandoned at once.
+TEST(Session, WithTwoThreadsTheBudgetAbandonsWhatIsStillCompiling) {
+  Problem axpy("axpy", "1048576");
+  SlowCompilation device(2, 20s);
+  SessionOptions options;
+  options.threads = 2;
+  options.evals = 1000;
+  options.budget = 500ms;
+  std::vector<std::int64_t> ids;
+  const auto start = std::chrono::steady_clock::now();
+  Session session(*axpy.root, device.device, axpy.model.get(), options);
+  const SessionStats stats = session.run([&](Evaluated&& e) { ids.push_back(e.id); });
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(took.count(), 5.0);
+  EXPECT_EQ(stats.stopped_by, "budget");
+  EXPECT_GE(stats.evaluated, 5) << stats.summary();
+  EXPECT_GE(stats.abandoned, 1) << "the slow one at least";
+  ASSERT_EQ(ids.size(), static_cast<std::size_t>(stats.evaluated));
+  for (std::size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ids[i], static_cast<std::int64_t>(i));
 }
 
 /// A stand-in with `queues` device queues (a distributed search's evaluator), counting what is
