@@ -137,8 +137,8 @@ std::filesystem::path CCompiler::temporary_cache_dir() {
   return std::filesystem::temp_directory_path() / fmt::format("sculpt-{}", getuid()) / "cpu";
 }
 
-std::optional<CCompiler::CommandResult> CCompiler::run_command(
-    const std::vector<std::string>& args) {
+std::optional<CCompiler::CommandResult> CCompiler::run_command(const std::vector<std::string>& args,
+                                                               std::stop_token stop) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
   posix_spawn_file_actions_t actions;
@@ -157,23 +157,36 @@ std::optional<CCompiler::CommandResult> CCompiler::run_command(
   pid_t pid = 0;
   int error = 0;
   std::chrono::steady_clock::duration paused_before{};
+  bool abandoned = false;
   {
     // Spawning under the lock: a pause either sees the new group or is seen before it starts.
     std::unique_lock lock(mutex_);
-    resumed_.wait(lock, [this] { return !paused_; });
-    error = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), environ);
-    if (error == 0) groups_.insert(pid);
+    abandoned = !resumed_.wait(lock, stop, [this] { return !paused_; }) || stop.stop_requested();
+    if (!abandoned) {
+      error = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), environ);
+      if (error == 0) groups_.insert(pid);
+    }
     paused_before = paused_time(lock);
   }
   posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
+  if (abandoned) {
+    close(fds[0]);
+    return CommandResult{.finished = false, .abandoned = true};
+  }
   if (error != 0) {
     close(fds[0]);
     return std::nullopt;
   }
   CommandResult result;
   result.finished = true;
+  // An abandoned compilation goes at once, with its whole group. The group is in groups_ until
+  // its leader is reaped below, so that its number is not another's yet.
+  std::stop_callback on_stop(stop, [this, pid] {
+    std::lock_guard lock(mutex_);
+    if (groups_.contains(pid)) kill(-pid, SIGKILL);
+  });
   auto start = std::chrono::steady_clock::now();
   char buffer[4096];
   for (;;) {
@@ -201,13 +214,19 @@ std::optional<CCompiler::CommandResult> CCompiler::run_command(
   }
   close(fds[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  // Waited for outside the lock, reaped under it: a stop callback never signals a group
+  // number given back.
+  siginfo_t exited{};
+  while (waitid(P_PID, static_cast<id_t>(pid), &exited, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
   }
   {
     std::lock_guard lock(mutex_);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
     groups_.erase(pid);
   }
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  result.abandoned = stop.stop_requested() && WIFSIGNALED(status);
   return result;
 }
 
@@ -236,7 +255,7 @@ std::chrono::steady_clock::duration CCompiler::paused_time(
                                   : std::chrono::steady_clock::duration{});
 }
 
-CCompiler::Result CCompiler::compile(const std::string& source) {
+CCompiler::Result CCompiler::compile(const std::string& source, std::stop_token stop) {
   support::Fnv1a hash;
   hash.add("sculpt-cpu-1");
   hash.add(compiler_);
@@ -272,10 +291,13 @@ CCompiler::Result CCompiler::compile(const std::string& source) {
   std::vector<std::string> args = command_;
   args.insert(args.end(), flags_.begin(), flags_.end());
   args.insert(args.end(), {"-x", "c", "-o", temporary.string(), source_path.string()});
-  auto command = run_command(args);
+  auto command = run_command(args, std::move(stop));
   std::error_code error;
+  const bool abandoned = command && command->abandoned;
   if (!command) {
     result.log = fmt::format("cannot run the C compiler '{}'", compiler_);
+  } else if (abandoned) {
+    result.log = "the compilation was abandoned";
   } else if (!command->finished) {
     result.log = fmt::format("the C compiler did not finish within {} ms\n{}", timeout_.count(),
                              command->output);
@@ -290,7 +312,7 @@ CCompiler::Result CCompiler::compile(const std::string& source) {
   }
   std::filesystem::remove(temporary, error);
   --running_;
-  if (!result.object) ++errors_;
+  if (!result.object && !abandoned) ++errors_;
   // A full disk fails every later candidate too: the device's failure, not this candidate's.
   if (const auto full = result.log.find("No space left on device");
       !result.object && full != std::string::npos) {

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -51,8 +52,10 @@ class CCompiler {
 
   /// Compiles `source` into a shared object, or finds it in the cache. Thread-safe; several
   /// calls compile concurrently. Throws DeviceError when the disk is full: the source cannot
-  /// be written to the cache, or the compiler says "No space left on device".
-  Result compile(const std::string& source);
+  /// be written to the cache, or the compiler says "No space left on device". When `stop` is
+  /// requested (its candidate abandoned), the compiler is killed with its process group and
+  /// the call returns at once, failing with "abandoned" (not counted as an error).
+  Result compile(const std::string& source, std::stop_token stop = {});
 
   /// $XDG_CACHE_HOME/sculpt/cpu, else $HOME/.cache/sculpt/cpu, else temporary_cache_dir().
   static std::filesystem::path default_cache_dir();
@@ -72,14 +75,16 @@ class CCompiler {
 
  private:
   struct CommandResult {
-    bool finished = false;  ///< false: killed after the timeout
-    int exit_code = -1;     ///< -1 when it did not exit normally
-    std::string output{};   ///< stdout and stderr together
+    bool finished = false;   ///< false: killed after the timeout
+    bool abandoned = false;  ///< killed, or never started, because its stop was requested
+    int exit_code = -1;      ///< -1 when it did not exit normally
+    std::string output{};    ///< stdout and stderr together
   };
 
   /// Runs args[0] from PATH with stdout and stderr captured, killing it after the timeout.
   /// Nothing when it cannot be started. posix_spawn, unlike fork, is safe in a threaded process.
-  std::optional<CommandResult> run_command(const std::vector<std::string>& args);
+  std::optional<CommandResult> run_command(const std::vector<std::string>& args,
+                                           std::stop_token stop = {});
   std::chrono::steady_clock::duration paused_time(const std::unique_lock<std::mutex>& held) const;
 
   std::string compiler_;
@@ -93,7 +98,7 @@ class CCompiler {
   std::string processor_;
 
   std::mutex mutex_;
-  std::condition_variable resumed_;
+  std::condition_variable_any resumed_;
   std::set<pid_t> groups_;  ///< process groups of the compilers running now
   bool paused_ = false;
   std::chrono::steady_clock::time_point paused_since_{};

@@ -17,11 +17,10 @@ CpuEvaluator::CpuEvaluator(CpuEvaluatorOptions options)
   options_.plan.validate();
   pipeline_ = std::make_unique<Pipeline<std::filesystem::path>>(
       compile_threads_or_default(options_.compile_threads),
-      [this](const KernelCode& code) { return compile(code); },
+      [this](const KernelCode& code, std::stop_token stop) { return compile(code, stop); },
       [this](const KernelCode& code, const std::shared_ptr<const Problem>& problem,
-             std::filesystem::path& object, std::optional<std::chrono::nanoseconds> cutoff) {
-        return measure(code, problem, object, cutoff);
-      });
+             std::filesystem::path& object,
+             const CutoffSnapshot& cutoff) { return measure(code, problem, object, cutoff); });
 }
 
 CpuEvaluator::~CpuEvaluator() = default;
@@ -34,8 +33,9 @@ std::future<Evaluation> CpuEvaluator::queue(KernelCode code, std::shared_ptr<con
   return pipeline_->submit(std::move(code), std::move(problem), std::move(cutoff));
 }
 
-Pipeline<std::filesystem::path>::CompileResult CpuEvaluator::compile(const KernelCode& code) {
-  CCompiler::Result result = compiler_.compile(code.source);
+Pipeline<std::filesystem::path>::CompileResult CpuEvaluator::compile(const KernelCode& code,
+                                                                     std::stop_token stop) {
+  CCompiler::Result result = compiler_.compile(code.source, std::move(stop));
   if (result.object) return *result.object;
   return Evaluation{.check = Check::compile_error, .message = std::move(result.log)};
 }
@@ -43,7 +43,7 @@ Pipeline<std::filesystem::path>::CompileResult CpuEvaluator::compile(const Kerne
 Evaluation CpuEvaluator::measure(const KernelCode& code,
                                  const std::shared_ptr<const Problem>& problem,
                                  const std::filesystem::path& object,
-                                 std::optional<std::chrono::nanoseconds> cutoff) {
+                                 const CutoffSnapshot& cutoff) {
   Workspace& space = workspaces_.get(problem, [&] {
     // The data, and the run server's working arrays (no larger).
     require_host_memory(*problem, {.data = 2}, "cpu device", options_.host_memory);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -73,10 +74,10 @@ class CpuEvaluator final : public Evaluator {
     std::unique_ptr<ForkServer> server;
   };
 
-  Pipeline<std::filesystem::path>::CompileResult compile(const KernelCode& code);
+  Pipeline<std::filesystem::path>::CompileResult compile(const KernelCode& code,
+                                                         std::stop_token stop);
   Evaluation measure(const KernelCode& code, const std::shared_ptr<const Problem>& problem,
-                     const std::filesystem::path& object,
-                     std::optional<std::chrono::nanoseconds> cutoff);
+                     const std::filesystem::path& object, const CutoffSnapshot& cutoff);
 
   CpuEvaluatorOptions options_;
   CCompiler compiler_;

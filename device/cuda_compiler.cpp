@@ -109,17 +109,43 @@ void CudaCompiler::lose(const std::shared_ptr<CudaWorker>& worker) {
   free_channels_.clear();
 }
 
-CudaCompiler::Result CudaCompiler::compile(const std::string& ptx) {
+void CudaCompiler::abandon(const std::shared_ptr<CudaWorker>& worker) {
+  std::lock_guard lock(mutex_);
+  worker->stop();
+  ++abandoned_kills_;
+  if (worker != worker_) return;
+  worker_.reset();
+  free_channels_.clear();
+}
+
+CudaCompiler::Result CudaCompiler::compile(const std::string& ptx, std::stop_token stop) {
+  const auto abandoned = [] {
+    return Result{.image = std::nullopt, .log = "the compilation was abandoned"};
+  };
   for (int attempt = 0;; ++attempt) {
-    auto [worker, index] = acquire();
+    if (stop.stop_requested()) return abandoned();
+    std::int64_t abandoned_kills = 0;
+    {
+      std::lock_guard lock(mutex_);
+      abandoned_kills = abandoned_kills_;
+    }
+    const auto [worker, index] = acquire();
     Channel& channel = worker->channel(index);
     Frame<CompileMessage> reply;
     Channel::Received received = Channel::Received::closed;
-    if (channel.send(
-            Frame<CompileMessage>{.kind = CompileMessage::compile, .value = 0, .data = ptx})) {
-      received = channel.receive(reply, timeout_);
+    {
+      // The JIT cannot be interrupted: an abandoned compilation takes its worker with it.
+      std::stop_callback on_stop(stop, [this, held = worker] { abandon(held); });
+      if (channel.send(
+              Frame<CompileMessage>{.kind = CompileMessage::compile, .value = 0, .data = ptx})) {
+        received = channel.receive(reply, timeout_);
+      }
     }
     release(worker, index);
+    if (received != Channel::Received::frame && stop.stop_requested()) {
+      lose(worker);
+      return abandoned();
+    }
     if (received == Channel::Received::frame) {
       Result result;
       if (reply.kind == CompileMessage::compiled) {
@@ -147,7 +173,12 @@ CudaCompiler::Result CudaCompiler::compile(const std::string& ptx) {
                     .log = fmt::format("PTX compilation took longer than {} s; stopped",
                                        std::chrono::ceil<std::chrono::seconds>(timeout_).count())};
     }
-    // Another thread's timeout, or a crash in the JIT: try once more on a new worker.
+    // Another thread's timeout or abandoned compilation, or a crash in the JIT: try once more
+    // on a new worker. A worker killed for an abandoned compilation is no try.
+    {
+      std::lock_guard lock(mutex_);
+      if (abandoned_kills_ != abandoned_kills) --attempt;
+    }
     if (attempt > 0) throw DeviceError("cuda device: the compile worker died twice in a row");
   }
 }

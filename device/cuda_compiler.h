@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -45,8 +46,10 @@ class CudaCompiler {
 
   /// Thread-safe. Throws DeviceError when no worker can be started, or when the worker dies
   /// twice during the same compilation. A compilation longer than the timeout gets the worker
-  /// killed (the others in flight go to the next one) and fails.
-  Result compile(const std::string& ptx);
+  /// killed (the others in flight go to the next one) and fails. So does one whose `stop` is
+  /// requested (its candidate abandoned), at once: the JIT cannot be interrupted otherwise, and
+  /// some compilations take 20 s. It then fails with "abandoned", counted nowhere.
+  Result compile(const std::string& ptx, std::stop_token stop = {});
 
   CudaCompilerStats stats() const;
 
@@ -56,6 +59,9 @@ class CudaCompiler {
   void release(const std::shared_ptr<CudaWorker>& worker, std::size_t channel);
   /// Kills `worker` unless another thread has replaced it already.
   void lose(const std::shared_ptr<CudaWorker>& worker);
+  /// Kills `worker` for an abandoned compilation: the others in flight there go once more to
+  /// the next worker without that counting as a try.
+  void abandon(const std::shared_ptr<CudaWorker>& worker);
 
   CudaWorkerConfig config_;
   int threads_;
@@ -67,6 +73,8 @@ class CudaCompiler {
   std::shared_ptr<CudaWorker> worker_;
   std::vector<std::size_t> free_channels_;
   int workers_started_ = 0;
+  /// Workers killed for abandoned compilations so far.
+  std::int64_t abandoned_kills_ = 0;
   std::int64_t running_ = 0;
   CudaCompilerStats stats_{};
 };

@@ -41,11 +41,10 @@ CudaEvaluator::CudaEvaluator(CudaEvaluatorOptions options)
   // this object: a worker dies with the thread that started it.
   pipeline_ = std::make_unique<Pipeline<CudaImage>>(
       compile_threads_or_default(options_.compile_threads),
-      [this](const KernelCode& code) { return compile(code); },
+      [this](const KernelCode& code, std::stop_token stop) { return compile(code, stop); },
       [this](const KernelCode& code, const std::shared_ptr<const Problem>& problem,
-             CudaImage& image, std::optional<std::chrono::nanoseconds> cutoff) {
-        return measure(code, problem, image, cutoff);
-      });
+             CudaImage& image,
+             const CutoffSnapshot& cutoff) { return measure(code, problem, image, cutoff); });
 }
 
 CudaEvaluator::~CudaEvaluator() = default;
@@ -59,16 +58,16 @@ std::future<Evaluation> CudaEvaluator::queue(KernelCode code,
   return pipeline_->submit(std::move(code), std::move(problem), std::move(cutoff));
 }
 
-Pipeline<CudaImage>::CompileResult CudaEvaluator::compile(const KernelCode& code) {
-  CudaCompiler::Result result = compiler_.compile(code.source);
+Pipeline<CudaImage>::CompileResult CudaEvaluator::compile(const KernelCode& code,
+                                                          std::stop_token stop) {
+  CudaCompiler::Result result = compiler_.compile(code.source, std::move(stop));
   if (result.image) return std::move(*result.image);
   return Evaluation{.check = Check::compile_error, .message = std::move(result.log)};
 }
 
 Evaluation CudaEvaluator::measure(const KernelCode& code,
                                   const std::shared_ptr<const Problem>& problem,
-                                  const CudaImage& image,
-                                  std::optional<std::chrono::nanoseconds> cutoff) {
+                                  const CudaImage& image, const CutoffSnapshot& cutoff) {
   Workspace& space = workspaces_.get(problem, [&] {
     // The data, and in the worker the expected results and room for what a run leaves; what
     // is left holds the initial values of arrays the GPU has no room to keep twice.
@@ -109,6 +108,7 @@ CudaEvaluatorStats CudaEvaluator::stats() const {
                             .faults = faults_,
                             .timeouts = timeouts_,
                             .worker_restarts = std::max(runner_.workers_started() - 1, 0),
+                            .restart_cost_ns = runner_.restart_cost().count(),
                             .problems = problems_,
                             .arrays_restored_from_host = runner_.arrays_restored_from_host()};
 }

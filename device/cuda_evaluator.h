@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 
 #include "device/cuda_compiler.h"
@@ -27,9 +28,11 @@ struct CudaEvaluatorOptions {
   int compile_threads = 0;
   std::chrono::milliseconds compile_timeout = std::chrono::seconds(120);
   /// GPU kernels are short and their times steady: 200 ms of timed runs is plenty. A kernel
-  /// killed at the cutoff takes its worker with it (a new context, the problem uploaded again),
-  /// so only kernels slower than 2 s are.
-  RunPlan plan{.budget = std::chrono::milliseconds(200), .kill_floor = std::chrono::seconds(2)};
+  /// killed at the cutoff takes its worker with it (a new context, the problem uploaded again):
+  /// a run is killed once it lasts `restarts_to_kill` times what that restart was measured to
+  /// cost (the runner sets `restart_cost`), 10 cutoffs, and `kill_floor`.
+  RunPlan plan{.budget = std::chrono::milliseconds(200),
+               .kill_floor = std::chrono::milliseconds(200)};
   /// Host memory the device may use, in bytes: for the problem's data and results, and for the
   /// initial values of arrays the GPU has no room to keep twice. A problem that needs more is
   /// refused with a DeviceError. Absent: this machine's memory.
@@ -45,7 +48,9 @@ struct CudaEvaluatorStats {
   std::int64_t faults = 0;
   std::int64_t timeouts = 0;
   std::int64_t worker_restarts = 0;  ///< run workers started to replace a lost one
-  std::int64_t problems = 0;         ///< problems prepared (inputs filled, reference computed)
+  /// What the last run worker took from its fork to its problem in place: what a kill costs.
+  std::int64_t restart_cost_ns = 0;
+  std::int64_t problems = 0;  ///< problems prepared (inputs filled, reference computed)
   /// Arrays of the problem on the GPU whose initial values are restored from host memory
   /// before each candidate: the GPU had no room for a second copy of them.
   std::int64_t arrays_restored_from_host = 0;
@@ -84,9 +89,9 @@ class CudaEvaluator final : public Evaluator {
     std::uint64_t host_room = 0;
   };
 
-  Pipeline<CudaImage>::CompileResult compile(const KernelCode& code);
+  Pipeline<CudaImage>::CompileResult compile(const KernelCode& code, std::stop_token stop);
   Evaluation measure(const KernelCode& code, const std::shared_ptr<const Problem>& problem,
-                     const CudaImage& image, std::optional<std::chrono::nanoseconds> cutoff);
+                     const CudaImage& image, const CutoffSnapshot& cutoff);
 
   CudaEvaluatorOptions options_;
   std::string description_;

@@ -313,14 +313,14 @@ class RunServer {
     std::future<std::optional<std::string>> check =
         std::async(std::launch::async, [this] { return first_mismatch(); });
 
-    std::int64_t total = 0;
-    for (int runs = 0; launch.plan.wants_another(runs, total); ++runs) {
+    std::vector<std::int64_t> run_ns;
+    while (launch.plan.wants_another(run_ns)) {
       if (has_inout) {
         if (std::optional<std::string> failed = restore(false)) return fail(*failed);
       }
       const TimedLaunch run = timed(function, launch, args);
       if (run.result != CUDA_SUCCESS) return fail(describe_failure(run, launch));
-      total += ns(run);
+      run_ns.push_back(ns(run));
       reply(RunMessage::timed_run, ns(run));
     }
     reply(RunMessage::checking);
@@ -441,21 +441,32 @@ void CudaRunner::upload(const ProblemData& data, std::uint64_t host_room) {
 
 Channel& CudaRunner::ready_worker(std::uint64_t problem_id, const ProblemData& data,
                                   std::uint64_t host_room) {
+  // Timed, from the fork to the problem in place: what killing this worker will cost.
+  const auto elapsed_ns = [](std::chrono::steady_clock::time_point since) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                                since)
+        .count();
+  };
   if (worker_ == nullptr) {
+    const auto start = std::chrono::steady_clock::now();
     worker_ = std::make_unique<CudaWorker>(config_, 1, serve_runs);
     ++workers_started_;
+    start_ns_ = elapsed_ns(start);
   }
   if (uploaded_ != problem_id) {
+    const auto start = std::chrono::steady_clock::now();
     uploaded_.reset();
     upload(data, host_room);
     uploaded_ = problem_id;
+    upload_ns_ = elapsed_ns(start);
   }
   return worker_->channel(0);
 }
 
 RunOutcome CudaRunner::run(std::uint64_t problem_id, const ProblemData& data,
                            std::uint64_t host_room, const CudaImage& image, const KernelCode& code,
-                           const RunPlan& plan) {
+                           const RunPlan& requested) {
+  RunPlan plan = requested;
   Launch launch{.grid = code.launch.grid,
                 .block = code.launch.block,
                 .shared_bytes = code.launch.shared_bytes,
@@ -474,6 +485,9 @@ RunOutcome CudaRunner::run(std::uint64_t problem_id, const ProblemData& data,
       throw DeviceError("cuda device: the run worker dies before it can run anything");
     }
   }
+
+  // Known now: the worker and its problem are in place.
+  plan.restart_cost = restart_cost();
 
   RunOutcome outcome;
   Stage stage = Stage::set_up;

@@ -27,7 +27,9 @@ class CudaRunner {
   CudaRunner(const CudaRunner&) = delete;
   CudaRunner& operator=(const CudaRunner&) = delete;
 
-  /// Runs `code.entry` of `image` with `code.launch` as `plan` says, on the problem numbered
+  /// Runs `code.entry` of `image` with `code.launch` as `plan` says (its restart_cost replaced
+  /// by the one measured here: a run killed at the cutoff's limit costs a worker), on the
+  /// problem numbered
   /// `problem_id` whose data is `data`; uploads that problem first when the worker does not
   /// hold it, allowing it `host_room` bytes of host memory for the initial values of arrays
   /// the GPU has no room to keep twice. Throws DeviceError when no worker starts or the
@@ -40,6 +42,11 @@ class CudaRunner {
   /// Arrays of the problem last uploaded whose initial values the worker keeps in host memory,
   /// the GPU having no room for a second copy of them. Thread-safe.
   int arrays_restored_from_host() const { return arrays_restored_from_host_.load(); }
+  /// What a kill costs: the last run worker's start (from its fork to its context) and the
+  /// upload of the problem it holds, as measured; zero before the first run. Thread-safe.
+  std::chrono::nanoseconds restart_cost() const {
+    return std::chrono::nanoseconds(start_ns_.load() + upload_ns_.load());
+  }
 
  private:
   /// A worker holding problem `problem_id`, started or re-uploaded as needed.
@@ -52,6 +59,8 @@ class CudaRunner {
   std::optional<std::uint64_t> uploaded_;
   std::atomic<int> workers_started_ = 0;
   std::atomic<int> arrays_restored_from_host_ = 0;
+  std::atomic<std::int64_t> start_ns_ = 0;
+  std::atomic<std::int64_t> upload_ns_ = 0;
 };
 
 /// Worker side: serves uploads and runs on its one channel.

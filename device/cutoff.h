@@ -12,13 +12,19 @@
 
 namespace sculpt::device {
 
+/// A cutoff's value when a candidate's timing starts, and the best time it is a multiple of.
+struct CutoffSnapshot {
+  std::optional<std::chrono::nanoseconds> cutoff{};
+  std::optional<std::chrono::nanoseconds> best{};
+};
+
 class Cutoff {
  public:
   /// `factor` >= 1; `best_ns`: the best time before (a resumed search's).
   explicit Cutoff(double factor, std::optional<double> best_ns = std::nullopt);
 
   /// Nothing is cut before a first time is known, nor past ~292 years.
-  std::optional<std::chrono::nanoseconds> get() const;
+  std::optional<std::chrono::nanoseconds> get() const { return cutoff_of(best_ns_.load()); }
   /// An ok evaluation lowers the best time; others, and slower ones, change nothing.
   void observe(const Evaluation& evaluation);
   /// Lowers the best time to `best_ns` when it is lower: a time measured elsewhere (another
@@ -28,8 +34,12 @@ class Cutoff {
   double factor() const { return factor_; }
   /// The best time so far; nothing before the first.
   std::optional<double> best_ns() const;
+  /// The cutoff and the best time, read together (get() and best_ns() of one best time).
+  CutoffSnapshot snapshot() const;
 
  private:
+  std::optional<std::chrono::nanoseconds> cutoff_of(double best_ns) const;
+
   double factor_;
   std::atomic<double> best_ns_{std::numeric_limits<double>::infinity()};
 };

@@ -56,6 +56,8 @@ struct Evaluation {
   /// Its runs averaged over its cutoff, so timing stopped before the device's plan would have
   /// (a candidate that cannot be a search's best: its time is still measured), or, with a
   /// timeout, a run went on so far past the cutoff that it was killed (RunPlan::run_limit).
+  /// Runs stopped early only for being far from the best time (RunPlan::precise_within) are not
+  /// cut short.
   bool cut_short = false;
   /// Compiler log, signal name, or first mismatch; empty when ok.
   std::string message{};
@@ -103,15 +105,18 @@ class Evaluator {
   /// Queues an evaluation and returns at once; compilation runs in the background while
   /// earlier candidates are measured, one at a time. The future throws a DeviceError when the
   /// device itself fails. Destroying the evaluator abandons evaluations still queued (their
-  /// futures throw std::future_error). With a `cutoff`, its value when the candidate's timing
-  /// starts replaces the device's (RunPlan::cutoff), and the candidate's time, if ok, lowers it.
+  /// futures throw std::future_error) and stops their compilations. With a `cutoff`, its value
+  /// and best time when the candidate's timing starts replace the device's (RunPlan::cutoff,
+  /// RunPlan::best), and the candidate's time, if ok, lowers it.
   std::future<Evaluation> submit(KernelCode code, std::shared_ptr<const Problem> problem,
                                  std::shared_ptr<Cutoff> cutoff = nullptr) {
     return queue(std::move(code), std::move(problem), std::move(cutoff));
   }
 
   /// Abandons the evaluations submitted so far that have not started running (a search out of
-  /// budget): their futures throw std::future_error at once. The one being measured finishes.
+  /// budget): their futures throw std::future_error at once, and their compilations under way
+  /// are stopped (the compiler's process killed), not waited for. The one being measured
+  /// finishes.
   virtual void cancel_waiting() = 0;
 
   /// Returns once the device is not measuring: a device that times candidates on the host's

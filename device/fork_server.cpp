@@ -208,13 +208,14 @@ void ForkServer::run_child(int messages, const Command& command) {
   send_message(messages, MessageKind::warmed_up, mismatch ? 1 : 0, elapsed,
                mismatch ? mismatch->c_str() : "");
 
-  std::int64_t total = 0;
-  for (int runs = 0; command.plan.wants_another(runs, total); ++runs) {
+  std::vector<std::int64_t> run_ns;
+  run_ns.reserve(static_cast<std::size_t>(command.plan.max_runs));
+  while (command.plan.wants_another(run_ns)) {
     restore_parameters(false);
     start = now_ns();
     entry(params_.data());
     elapsed = now_ns() - start;
-    total += elapsed;
+    run_ns.push_back(elapsed);
     send_message(messages, MessageKind::timed_run, 0, elapsed);
   }
   send_message(messages, MessageKind::done);

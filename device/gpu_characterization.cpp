@@ -11,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <random>
 #include <string_view>
 #include <vector>
 
@@ -31,6 +32,11 @@ constexpr std::uint32_t kBlockThreads = 1024;
 /// The global pointer chase walks this many 128-byte lines, 4 KiB in all: L1 holds them.
 constexpr int kChaseLines = 32;
 constexpr int kLineBytes = 128;
+/// The L2 pointer chase: as many lines as the chain has links (512 KiB in full mode, well
+/// within the L2), in a random cycle, so that no prefetch guesses the next line.
+constexpr std::uint64_t kL2ChaseSeed = 0x5c0197;
+/// The block rate's empty kernel: blocks of one warp.
+constexpr std::uint32_t kRateThreads = 32;
 /// The load benchmarks read 4 rows of this many bytes in turn (one row per loop iteration, so
 /// that no load repeats an address of its iteration and none is loop-invariant for the compiler
 /// to hoist): 32 KiB in all, within the 48 KiB of static shared memory a block may declare.
@@ -149,6 +155,17 @@ std::vector<Chain> chains() {
        "mov.u32 %r8, %r3;",
        "ld.shared.u32 %r8, [%r8];", "st.global.u32 [%rd1+16], %r8;"},
       {"global", "", warm, "ld.global.ca.u64 %rd9, [%rd9];", "st.global.u64 [%rd1+16], %rd9;"},
+      // Walks the whole cycle (as many lines as links) once before the clocks start, so that
+      // each line is in L2; ld.global.cg caches in L2, not L1, so each link misses L1.
+      {"l2", "",
+       "cvta.to.global.u64 %rd9, %rd2;\n"
+       "mov.u32 %r3, 0;\n"
+       "WARM:\n" +
+           repeat("ld.global.cg.u64 %rd9, [%rd9];", 0, kUnroll) +
+           "add.u32 %r3, %r3, 1;\n"
+           "setp.lt.u32 %p1, %r3, %r1;\n"
+           "@%p1 bra WARM;",
+       "ld.global.cg.u64 %rd9, [%rd9];", "st.global.u64 [%rd1+16], %rd9;"},
       {"barrier", "", "", "bar.sync 0;", ""},
   };
 }
@@ -386,6 +403,7 @@ struct Sizes {
   std::uint32_t throughput_iterations;
   std::uint32_t stream_blocks;
   std::uint32_t stream_threads;
+  std::uint32_t rate_blocks;  ///< of the empty kernel the block rate is measured on
   std::int64_t dram_bytes;
   std::int64_t l2_bytes;
   int l2_passes;
@@ -401,6 +419,7 @@ Sizes sizes_of(bool quick, const GpuAttributes& a) {
             .throughput_iterations = 1,
             .stream_blocks = 4,
             .stream_threads = 128,
+            .rate_blocks = 256,
             .dram_bytes = 8 * 512 * kStreamBytesPerThread,
             .l2_bytes = 2 * 512 * kStreamBytesPerThread,
             .l2_passes = 2,
@@ -412,6 +431,7 @@ Sizes sizes_of(bool quick, const GpuAttributes& a) {
           .throughput_iterations = 256,
           .stream_blocks = 2 * static_cast<std::uint32_t>(a.sms),
           .stream_threads = 512,
+          .rate_blocks = 1 << 22,  // some 2 ms at 2e9 blocks per second
           .dram_bytes = 0,
           .l2_bytes = 0,
           .l2_passes = 200,
@@ -645,6 +665,17 @@ GpuMeasurements measure(Benchmarks& b, const GpuAttributes& a, const Sizes& s) {
     m.launch_floor_ns = std::min(m.launch_floor_ns, 1e6 * b.run("sculpt_empty", 1, 1, {}));
   }
 
+  // Blocks that do nothing, as many as the GPU starts in a millisecond or two.
+  m.rate_blocks = s.rate_blocks;
+  m.rate_threads = kRateThreads;
+  for (int run = 0; run < s.runs; ++run) {
+    const double ns = 1e6 * b.run("sculpt_empty", s.rate_blocks, kRateThreads, {});
+    if (ns > 0) {
+      m.block_rate =
+          std::max(m.block_rate, s.rate_blocks / (1e-9 * std::max(ns - m.launch_floor_ns, ns / 2)));
+    }
+  }
+
   m.chain_ops = static_cast<int>(s.chain_iterations) * kUnroll;
   m.fp32_latency = latency(b, "fp32", 1, 0, s);
   m.fp64_latency = latency(b, "fp64", 1, 0, s);
@@ -663,6 +694,28 @@ GpuMeasurements measure(Benchmarks& b, const GpuAttributes& a, const Sizes& s) {
       fail("cuMemcpyHtoD", driver, result);
     }
     m.global_latency = latency(b, "global", 1, chase.pointer(), s);
+  }
+  {
+    // A random cycle through as many lines as the chain has links (Sattolo's shuffle: one
+    // cycle through all of them), each line's first word the address of the next line.
+    const auto count = static_cast<std::size_t>(m.chain_ops);
+    std::vector<std::size_t> next(count);
+    for (std::size_t line = 0; line < count; ++line) next[line] = line;
+    std::mt19937_64 random(kL2ChaseSeed);
+    for (std::size_t i = count - 1; i > 0; --i) {
+      std::swap(next[i], next[std::uniform_int_distribution<std::size_t>(0, i - 1)(random)]);
+    }
+    m.l2_chase_bytes = static_cast<std::int64_t>(count) * kLineBytes;
+    Buffer chase(driver, m.l2_chase_bytes);
+    std::vector<std::uint64_t> words(count * kLineBytes / 8);
+    for (std::size_t line = 0; line < count; ++line) {
+      words[line * kLineBytes / 8] = chase.pointer() + next[line] * kLineBytes;
+    }
+    if (CUresult result = driver.cuMemcpyHtoD(chase.pointer(), words.data(), 8 * words.size());
+        result != CUDA_SUCCESS) {
+      fail("cuMemcpyHtoD", driver, result);
+    }
+    m.l2_latency = latency(b, "l2", 1, chase.pointer(), s);
   }
 
   m.block_threads = kBlockThreads;

@@ -2,7 +2,8 @@
 // Measures what the performance model needs to know of a GPU (perf_model::GpuRates): what the
 // driver says of it (SMs, occupancy limits, L2 size, clock), the clock its SMs reach, the
 // latencies of dependent chains and the throughputs of one SM in clocks, the bandwidths of DRAM
-// and L2, and the time of an empty launch as the CUDA device times a candidate. The
+// and L2, the time of an empty launch as the CUDA device times a candidate, and how many blocks
+// the GPU starts per second. The
 // microbenchmarks are hand-written PTX, run in a CUDA worker process (cuda_worker.h), so that
 // this process never initialises CUDA. The model's bound must never exceed a candidate's time:
 // each figure is the best of several launches, the fastest rate and the shortest latency.
@@ -56,6 +57,11 @@ struct GpuMeasurements {
   double shared_latency = 0;
   double global_latency = 0;
   double barrier_latency = 0;
+  /// Clocks per link of a pointer chase with ld.global.cg.u64 (cached in L2, not L1), in one
+  /// thread, over `l2_chase_bytes` of 128-byte lines (as many as the chain has links) in a
+  /// random cycle, walked once just before the clocks start: each link an L2 hit.
+  double l2_latency = 0;
+  std::int64_t l2_chase_bytes = 0;
 
   /// One block of `block_threads` threads, each running independent chains, its first thread
   /// reading %clock64 at barriers before and after: warp instructions per clock of one SM.
@@ -85,6 +91,13 @@ struct GpuMeasurements {
   /// events around it as the CUDA device times a candidate's run.
   double launch_floor_ns = 0;
   int launch_runs = 0;
+
+  /// Blocks started per second, the whole GPU: `rate_blocks` blocks of `rate_threads` threads
+  /// of the empty kernel over the time of one launch (CUDA events around it) less the launch
+  /// floor (at most half the time), the fastest of `runs`.
+  double block_rate = 0;
+  std::uint32_t rate_blocks = 0;
+  std::uint32_t rate_threads = 0;
 };
 
 struct GpuCharacteristics {

@@ -12,9 +12,12 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <thread>
+#include <type_traits>
 #include <unordered_set>
 #include <variant>
+#include <vector>
 
 #include "device/cutoff.h"
 #include "device/evaluator.h"
@@ -33,28 +36,37 @@ class Pipeline {
  public:
   /// The compiled candidate, or its evaluation when compiling decides it (compile_error).
   using CompileResult = std::variant<Compiled, Evaluation>;
-  /// Runs on the pool, several at a time. May throw (the future then throws).
-  using Compile = std::function<CompileResult(const KernelCode&)>;
-  /// Runs on the measuring thread, one at a time, with the value of the candidate's cutoff when
-  /// its measurement starts. May throw (the future then throws).
+  /// Runs on the pool, several at a time. May throw (the future then throws). The stop token is
+  /// requested when the candidate is abandoned (cancel_waiting, destruction): a compiler that
+  /// can stop then (kill its process) lets the caller go at once; what it returns is dropped.
+  using Compile = std::function<CompileResult(const KernelCode&, std::stop_token)>;
+  /// Runs on the measuring thread, one at a time, with the candidate's cutoff (and the best
+  /// time it is a multiple of) as they stand when its measurement starts. May throw (the future
+  /// then throws).
   using Measure = std::function<Evaluation(const KernelCode&, const std::shared_ptr<const Problem>&,
-                                           Compiled&, std::optional<std::chrono::nanoseconds>)>;
+                                           Compiled&, const CutoffSnapshot&)>;
 
-  Pipeline(int compile_threads, Compile compile, Measure measure)
-      : compile_(std::move(compile)), measure_(std::move(measure)) {
+  /// `compile` may also take the code alone (it cannot be stopped), and `measure` the cutoff
+  /// alone (std::optional<std::chrono::nanoseconds>) in place of the snapshot.
+  template <typename CompileFn, typename MeasureFn>
+  Pipeline(int compile_threads, CompileFn compile, MeasureFn measure)
+      : compile_(stoppable(std::move(compile))), measure_(with_snapshot(std::move(measure))) {
     measurer_ = std::thread([this] { measure_loop(); });
     pool_ = std::make_unique<ThreadPool>(compile_threads);
   }
 
-  /// Waits for the compilations and the measurement under way; abandons the queued ones (their
-  /// futures throw std::future_error).
+  /// Stops the compilations under way (their compilers may stop at once, see Compile) and
+  /// abandons the queued ones (their futures throw std::future_error); waits for the
+  /// measurement under way.
   ~Pipeline() {
-    pool_.reset();
+    std::vector<std::shared_ptr<Job>> abandoned;
     {
       std::lock_guard lock(mutex_);
       stopping_ = true;
-      compiled_.clear();
+      abandoned = abandon_waiting();
     }
+    stop_compiling(abandoned);
+    pool_.reset();
     ready_.notify_all();
     idle_.notify_all();
     measurer_.join();
@@ -79,16 +91,15 @@ class Pipeline {
   }
 
   /// Abandons every evaluation submitted so far whose measurement has not started: its future
-  /// throws std::future_error at once, and its compilation, if under way, is thrown away. The
-  /// measurement under way finishes.
+  /// throws std::future_error at once, and its compilation, if under way, is stopped (see
+  /// Compile) or thrown away. The measurement under way finishes.
   void cancel_waiting() {
-    std::lock_guard lock(mutex_);
-    for (const std::shared_ptr<Job>& job : waiting_) {
-      job->promise.set_exception(
-          std::make_exception_ptr(std::future_error(std::future_errc::broken_promise)));
+    std::vector<std::shared_ptr<Job>> abandoned;
+    {
+      std::lock_guard lock(mutex_);
+      abandoned = abandon_waiting();
     }
-    waiting_.clear();
-    compiled_.clear();
+    stop_compiling(abandoned);
   }
 
   /// Evaluations finished, whatever their check (not those that threw).
@@ -125,7 +136,53 @@ class Pipeline {
     std::shared_ptr<Cutoff> cutoff;
     std::promise<Evaluation> promise;
     std::optional<Compiled> compiled;
+    /// Requested when the job is abandoned.
+    std::stop_source abandoned;
   };
+
+  template <typename CompileFn>
+  static Compile stoppable(CompileFn compile) {
+    if constexpr (std::is_invocable_v<CompileFn&, const KernelCode&, std::stop_token>) {
+      return Compile(std::move(compile));
+    } else {
+      return [compile = std::move(compile)](const KernelCode& code, std::stop_token) mutable {
+        return compile(code);
+      };
+    }
+  }
+
+  template <typename MeasureFn>
+  static Measure with_snapshot(MeasureFn measure) {
+    if constexpr (std::is_invocable_v<MeasureFn&, const KernelCode&,
+                                      const std::shared_ptr<const Problem>&, Compiled&,
+                                      const CutoffSnapshot&>) {
+      return Measure(std::move(measure));
+    } else {
+      return [measure = std::move(measure)](
+                 const KernelCode& code, const std::shared_ptr<const Problem>& problem,
+                 Compiled& compiled, const CutoffSnapshot& snapshot) mutable {
+        return measure(code, problem, compiled, snapshot.cutoff);
+      };
+    }
+  }
+
+  /// Settles every waiting job with std::future_error; returns them. Under mutex_.
+  std::vector<std::shared_ptr<Job>> abandon_waiting() {
+    std::vector<std::shared_ptr<Job>> abandoned(waiting_.begin(), waiting_.end());
+    for (const std::shared_ptr<Job>& job : abandoned) {
+      job->promise.set_exception(
+          std::make_exception_ptr(std::future_error(std::future_errc::broken_promise)));
+    }
+    waiting_.clear();
+    compiled_.clear();
+    return abandoned;
+  }
+
+  /// Stops the compilations of abandoned jobs (their compilers' stop callbacks run here, not
+  /// under mutex_: killing a process takes a moment).
+  static void stop_compiling(const std::vector<std::shared_ptr<Job>>& abandoned) {
+    for (const std::shared_ptr<Job>& job : abandoned) job->abandoned.request_stop();
+  }
 
   /// Whether `job` still waits (not abandoned); if so and `settle`, it waits no longer: the
   /// caller now owns its promise.
@@ -141,7 +198,7 @@ class Pipeline {
     std::optional<CompileResult> result;
     const auto start = std::chrono::steady_clock::now();
     try {
-      result.emplace(compile_(job->code));
+      result.emplace(compile_(job->code, job->abandoned.get_token()));
     } catch (...) {
       if (still_waiting(job, true)) job->promise.set_exception(std::current_exception());
       return;
@@ -180,7 +237,7 @@ class Pipeline {
       std::optional<Evaluation> evaluation;
       try {
         evaluation = measure_(job->code, job->problem, *job->compiled,
-                              job->cutoff ? job->cutoff->get() : std::nullopt);
+                              job->cutoff ? job->cutoff->snapshot() : CutoffSnapshot{});
       } catch (...) {
         job->promise.set_exception(std::current_exception());
       }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "support/check.h"
@@ -13,6 +14,19 @@ void RunPlan::validate() const {
       << "run counts " << min_runs << ".." << max_runs;
   SCULPT_CHECK(!cutoff || cutoff->count() > 0) << "cutoff " << cutoff->count() << " ns";
   SCULPT_CHECK(cutoffs_to_kill >= 1) << "cutoffs_to_kill " << cutoffs_to_kill;
+  SCULPT_CHECK(restarts_to_kill >= 0) << "restarts_to_kill " << restarts_to_kill;
+  SCULPT_CHECK(precise_within == 0 || precise_within >= 1) << "precise_within " << precise_within;
+}
+
+bool RunPlan::far_from_best(std::span<const std::int64_t> run_ns) const {
+  if (!best || precise_within <= 0 || run_ns.empty()) return false;
+  const double precise = precise_within * static_cast<double>(best->count());
+  // Far off from the first run: every run so far over twice the threshold.
+  if (static_cast<double>(*std::min_element(run_ns.begin(), run_ns.end())) > 2 * precise) {
+    return true;
+  }
+  if (static_cast<int>(run_ns.size()) < min_runs) return false;
+  return summarize_runs({run_ns.begin(), run_ns.end()}).median_ns > precise;
 }
 
 namespace {
@@ -32,9 +46,19 @@ RunOutcome killed_after(const std::string& phase, std::chrono::nanoseconds limit
 RunOutcome killed_at_run_limit(const std::string& phase, const RunPlan& plan) {
   if (plan.run_limit() >= plan.run_timeout) return killed_after(phase, plan.run_timeout);
   RunOutcome outcome{.check = Check::timeout, .cut_short = true};
-  outcome.message =
-      fmt::format("{} took longer than {} ms ({} times the cutoff of {:.4g} ms); killed", phase,
-                  ceil_ms(plan.run_limit()), plan.cutoffs_to_kill, plan.cutoff->count() / 1e6);
+  const std::chrono::nanoseconds by_cutoff =
+      std::max(plan.kill_floor, *plan.cutoff * plan.cutoffs_to_kill);
+  if (plan.restart_wait() > by_cutoff) {
+    outcome.message = fmt::format(
+        "{} took longer than {} ms ({} times the {} ms that restarting after a kill costs; the "
+        "cutoff is {:.4g} ms); killed",
+        phase, ceil_ms(plan.run_limit()), plan.restarts_to_kill, ceil_ms(*plan.restart_cost),
+        plan.cutoff->count() / 1e6);
+  } else {
+    outcome.message =
+        fmt::format("{} took longer than {} ms ({} times the cutoff of {:.4g} ms); killed", phase,
+                    ceil_ms(plan.run_limit()), plan.cutoffs_to_kill, plan.cutoff->count() / 1e6);
+  }
   return outcome;
 }
 

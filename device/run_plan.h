@@ -4,15 +4,20 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <numeric>
 #include <optional>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "device/cutoff.h"
 #include "device/evaluator.h"
 
 namespace sculpt::device {
 
-/// How many times to run a candidate and how long to wait for it.
+/// How many times to run a candidate and how long to wait for it. Copied as bytes to the
+/// processes that run candidates: it stays trivially copyable.
 struct RunPlan {
   /// Longest a single run may take; the candidate is killed after that.
   std::chrono::nanoseconds run_timeout = std::chrono::seconds(10);
@@ -23,11 +28,26 @@ struct RunPlan {
   /// A candidate whose timed runs average over this stops being timed, min_runs or not: a
   /// search sets it to a multiple of its best time, past which precision buys nothing.
   std::optional<std::chrono::nanoseconds> cutoff{};
+  /// The best time the cutoff is a multiple of, when a search knows one. Only candidates near it
+  /// need a precise time: timing stops once min_runs runs have a median over `precise_within`
+  /// times it, or at the first run that is over twice that (a candidate 1.5 times the best gets
+  /// min_runs runs, one at 3 times a single run, one within 1.2 times the whole plan). Its time
+  /// is the median of the runs made, as always; the cutoff did not stop it (not cut short).
+  /// `precise_within` 0: off.
+  std::optional<std::chrono::nanoseconds> best{};
+  double precise_within = 1.2;
   /// With a cutoff, a run (the warm-up included) is killed as a timeout once it lasts this many
-  /// cutoffs, but not before `kill_floor`: a candidate that slow cannot be the best, and letting
-  /// it finish would cost its warm-up and a timed run (seconds each on a CPU).
+  /// cutoffs, but not before `kill_floor`, nor before `restarts_to_kill` times `restart_cost`
+  /// when the device says what a kill costs it: a candidate that slow cannot be the best, and
+  /// letting it finish would cost its warm-up and a timed run (seconds each on a CPU), but
+  /// waiting longer than a restart of what the kill takes down costs more than the restart.
   int cutoffs_to_kill = 10;
   std::chrono::nanoseconds kill_floor = std::chrono::milliseconds(100);
+  /// What killing a run costs beyond the run itself, as last measured: the CUDA device's worker
+  /// restart (a new context, the problem uploaded again). The CPU device's kill costs a child
+  /// process, nothing to speak of: none.
+  std::optional<std::chrono::nanoseconds> restart_cost{};
+  int restarts_to_kill = 2;
 
   /// This plan with `candidate_cutoff` in place of its own cutoff, when there is one.
   RunPlan with_cutoff(std::optional<std::chrono::nanoseconds> candidate_cutoff) const {
@@ -35,20 +55,36 @@ struct RunPlan {
     if (candidate_cutoff) plan.cutoff = candidate_cutoff;
     return plan;
   }
+  /// This plan with a search's cutoff and best time in place of its own, when it has them.
+  RunPlan with_cutoff(const CutoffSnapshot& snapshot) const {
+    RunPlan plan = with_cutoff(snapshot.cutoff);
+    if (snapshot.best) plan.best = snapshot.best;
+    return plan;
+  }
+  /// What a kill costs, times restarts_to_kill; zero when the device did not say.
+  std::chrono::nanoseconds restart_wait() const {
+    return restart_cost ? *restart_cost * restarts_to_kill : std::chrono::nanoseconds(0);
+  }
   /// How long one run may take before it is killed: run_timeout, or less with a cutoff.
   std::chrono::nanoseconds run_limit() const {
     if (!cutoff) return run_timeout;
-    return std::min(run_timeout, std::max(kill_floor, *cutoff * cutoffs_to_kill));
+    return std::min(run_timeout, std::max({kill_floor, *cutoff * cutoffs_to_kill, restart_wait()}));
   }
   /// Whether `runs` timed runs that took `total_ns` together average over the cutoff.
   bool over_cutoff(int runs, std::int64_t total_ns) const {
     return cutoff && runs > 0 && total_ns > runs * cutoff->count();
   }
-  /// Whether another timed run follows `runs` timed runs that took `total_ns` together.
-  bool wants_another(int runs, std::int64_t total_ns) const {
-    return within_plan(runs, total_ns) && !over_cutoff(runs, total_ns);
+  /// Whether timed runs of these durations show a candidate too far from the best time for a
+  /// precise time to matter (`best`, `precise_within`).
+  bool far_from_best(std::span<const std::int64_t> run_ns) const;
+  /// Whether another timed run follows timed runs of these durations.
+  bool wants_another(std::span<const std::int64_t> run_ns) const {
+    const auto runs = static_cast<int>(run_ns.size());
+    const std::int64_t total = std::accumulate(run_ns.begin(), run_ns.end(), std::int64_t{0});
+    return within_plan(runs, total) && !over_cutoff(runs, total) && !far_from_best(run_ns);
   }
-  /// Whether the cutoff, and only the cutoff, stopped the timing after these runs.
+  /// Whether the cutoff stopped the timing after these runs, before the plan would have (the
+  /// best time may have stopped them too: far from the best is not cut short by itself).
   bool cut_short(int runs, std::int64_t total_ns) const {
     return within_plan(runs, total_ns) && over_cutoff(runs, total_ns);
   }
@@ -61,6 +97,8 @@ struct RunPlan {
     return runs < max_runs && (runs < min_runs || total_ns < budget.count());
   }
 };
+
+static_assert(std::is_trivially_copyable_v<RunPlan>, "RunPlan travels as bytes");
 
 /// What running a candidate gave, before its results are compared with the reference.
 struct RunOutcome {
@@ -82,8 +120,8 @@ struct RunOutcome {
 RunOutcome killed_after(const std::string& phase, std::chrono::nanoseconds limit);
 
 /// The outcome of a run killed during `phase` at `plan`'s run limit: a timeout that says so ("the
-/// warm-up run took longer than 10000 ms; killed"), naming the cutoff when that set the limit
-/// (then it is cut short).
+/// warm-up run took longer than 10000 ms; killed"), naming the cutoff, or the restart that a kill
+/// costs, when that set the limit (then it is cut short).
 RunOutcome killed_at_run_limit(const std::string& phase, const RunPlan& plan);
 
 /// The evaluation of an outcome of `plan`: any check but ok is returned as it is; an ok outcome

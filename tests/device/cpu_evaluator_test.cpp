@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "device/cutoff.h"
 #include "tests/device/axpy_problem.h"
@@ -383,6 +384,100 @@ TEST_F(CpuEvaluatorTest, TheCutoffStopsTimingACandidateSlowerThanIt) {
   ASSERT_EQ(under.check, Check::ok) << under.message;
   EXPECT_EQ(under.runs, 3);
   EXPECT_FALSE(under.cut_short);
+}
+
+TEST_F(CpuEvaluatorTest, OnlyCandidatesNearTheBestAreTimedPrecisely) {
+  auto opts = options();  // 3 runs at least, 50 at most
+  opts.plan.budget = milliseconds(300);
+  CpuEvaluator evaluator(opts);
+  auto problem = axpy_problem();
+  // 50 ms a run, single-threaded, so that a busy machine cannot stall it at an OpenMP barrier.
+  std::string slow = kAxpy;
+  slow.replace(slow.find("#pragma omp parallel for"),
+               std::string("#pragma omp parallel for").size(),
+               "struct timespec t = {0, 50000000}; nanosleep(&t, 0);");
+  slow.insert(0, "#define _POSIX_C_SOURCE 199309L\n#include <time.h>\n");
+  // Its time on this machine as it is now: the whole plan, 300 ms of runs.
+  Evaluation alone = evaluator.evaluate(c_code(slow, "axpy"), problem);
+  ASSERT_EQ(alone.check, Check::ok) << alone.message;
+  ASSERT_TRUE(alone.time_ns);
+  EXPECT_GE(alone.runs, 5);
+  const double time = *alone.time_ns;
+
+  // 1.5 times the best (the cutoff is 4 times): min_runs runs, and not cut short.
+  Evaluation far =
+      evaluator.submit(c_code(slow, "axpy"), problem, std::make_shared<Cutoff>(4.0, time / 1.5))
+          .get();
+  ASSERT_EQ(far.check, Check::ok) << far.message;
+  EXPECT_EQ(far.runs, 3);
+  EXPECT_FALSE(far.cut_short);
+
+  // 1.05 times the best: the whole plan.
+  Evaluation near =
+      evaluator.submit(c_code(slow, "axpy"), problem, std::make_shared<Cutoff>(4.0, time / 1.05))
+          .get();
+  ASSERT_EQ(near.check, Check::ok) << near.message;
+  EXPECT_GE(near.runs, 5) << *near.time_ns << " ns, alone " << time << " ns";
+  EXPECT_FALSE(near.cut_short);
+}
+
+// A C compiler that takes 30 s over anything but its --version, in the test's folder.
+std::string slow_compiler(const std::filesystem::path& dir) {
+  const std::filesystem::path script = dir / "slow-cc";
+  {
+    std::ofstream out(script);
+    out << "#!/bin/sh\ncase \"$1\" in --version) exec cc --version;; esac\nsleep 30\nexec cc "
+           "\"$@\"\n";
+  }
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  return script.string();
+}
+
+// Waits until `evaluator` has started compiling (at most 10 s).
+void wait_for_a_compilation(const CpuEvaluator& evaluator) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (evaluator.stats().compiler.compilations == 0 &&
+         std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  // Past the count, the compiler starts: give it the time to.
+  std::this_thread::sleep_for(milliseconds(200));
+}
+
+TEST_F(CpuEvaluatorTest, CancellingKillsTheCompilerUnderWay) {
+  auto opts = options();
+  opts.compiler = slow_compiler(cache_dir_);
+  opts.compile_threads = 1;
+  CpuEvaluator evaluator(opts);
+  auto future = evaluator.submit(c_code(kAxpy, "axpy"), axpy_problem());
+  wait_for_a_compilation(evaluator);
+  const auto start = std::chrono::steady_clock::now();
+  evaluator.cancel_waiting();
+  EXPECT_THROW(future.get(), std::future_error);
+  EXPECT_EQ(evaluator.stats().compiler.errors, 0);
+  EXPECT_EQ(evaluator.stats().compiler.compilations, 1);
+  // The compiler is gone: the pool's one thread starts the next candidate's at once, not in
+  // 30 s (that one is killed as the evaluator goes).
+  auto next = evaluator.submit(axpy_variant("y[i] = x[i] + y[i];"), axpy_problem());
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (evaluator.stats().compiler.compilations < 2 &&
+         std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  EXPECT_EQ(evaluator.stats().compiler.compilations, 2);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST_F(CpuEvaluatorTest, DestroyingKillsTheCompilerUnderWay) {
+  auto opts = options();
+  opts.compiler = slow_compiler(cache_dir_);
+  auto evaluator = std::make_unique<CpuEvaluator>(opts);
+  auto future = evaluator->submit(c_code(kAxpy, "axpy"), axpy_problem());
+  wait_for_a_compilation(*evaluator);
+  const auto start = std::chrono::steady_clock::now();
+  evaluator.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  EXPECT_THROW(future.get(), std::future_error);
 }
 
 TEST_F(CpuEvaluatorTest, TheCallerNeverLoadsCandidateCode) {

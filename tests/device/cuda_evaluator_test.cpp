@@ -3,6 +3,7 @@
 // tested on every machine that builds this.
 #include "device/cuda_evaluator.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "device/cutoff.h"
@@ -377,6 +379,8 @@ TEST_P(CudaEvaluatorTest, ARunFarPastTheCutoffIsKilled) {
   auto opts = options();
   opts.plan.run_timeout = std::chrono::seconds(10);
   opts.plan.kill_floor = milliseconds(100);
+  // Only the cutoff sets the limit here; what a restart costs is tested on its own.
+  opts.plan.restarts_to_kill = 0;
   CudaEvaluator evaluator(opts);
   auto problem = axpy_problem();
   auto start = std::chrono::steady_clock::now();
@@ -566,6 +570,95 @@ TEST(CudaDevice, AProblemThatDoesNotFitIsADeviceError) {
               "cuda device: problem 'axpy' does not fit on the GPU: cuMemAlloc of 16777216 "
               "bytes for 'y' returned CUDA_ERROR_OUT_OF_MEMORY (out of memory)");
   }
+}
+
+TEST(CudaDevice, ARunIsKilledOnceItLastsTwiceWhatARestartCosts) {
+  // Every worker takes 300 ms to open its context: a restart costs that and the upload.
+  ScopedEnvironment slow_start("SCULPT_FAKE_CUDA_INIT_MS", "300");
+  CudaEvaluatorOptions options;
+  options.worker.driver_library = fake_cuda_driver();
+  options.plan.budget = milliseconds(20);
+  options.plan.kill_floor = milliseconds(100);
+  options.plan.run_timeout = std::chrono::seconds(20);
+  CudaEvaluator evaluator(options);
+  const auto problem = axpy_problem();
+  // A cutoff of 1 ms would kill at 100 ms; the restart that the kill costs, 300 ms and more,
+  // says to wait twice that.
+  const auto start = std::chrono::steady_clock::now();
+  Evaluation killed =
+      evaluator.submit(ptx(kSpin, "spin", 1), problem, std::make_shared<Cutoff>(1.0, 1e6)).get();
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(killed.check, Check::timeout);
+  EXPECT_TRUE(killed.cut_short);
+  EXPECT_NE(killed.message.find("that restarting after a kill costs; the cutoff is 1 ms); killed"),
+            std::string::npos)
+      << killed.message;
+  const auto restart = evaluator.stats().restart_cost_ns;
+  EXPECT_GE(restart, 300'000'000);
+  EXPECT_NE(killed.message.find(fmt::format("the warm-up run took longer than {} ms (2 times the "
+                                            "{} ms",
+                                            (2 * restart + 999'999) / 1'000'000,
+                                            (restart + 999'999) / 1'000'000)),
+            std::string::npos)
+      << killed.message;
+  EXPECT_LT(elapsed, std::chrono::seconds(15));
+  // The next candidate runs on a new worker, whose start is measured again.
+  EXPECT_EQ(evaluator.evaluate(axpy_code(), problem).check, Check::ok);
+  EXPECT_EQ(evaluator.stats().worker_restarts, 1);
+  EXPECT_GE(evaluator.stats().restart_cost_ns, 300'000'000);
+}
+
+// The axpy kernel, which the fake driver's JIT takes a minute to compile.
+KernelCode slow_to_compile() {
+  KernelCode code = axpy_code();
+  code.source += std::string(kFakeSlowJitMark) + "\n";
+  return code;
+}
+
+// Waits until `evaluator` has a compilation under way (at most 10 s).
+void wait_for_a_compilation(const CudaEvaluator& evaluator) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (evaluator.stats().compiler.peak_concurrent == 0 &&
+         std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  // Past the count, the PTX is on its way to the worker.
+  std::this_thread::sleep_for(milliseconds(100));
+}
+
+TEST(CudaDevice, CancellingStopsTheCompilationUnderWay) {
+  CudaEvaluatorOptions options;
+  options.worker.driver_library = fake_cuda_driver();
+  options.compile_threads = 1;
+  options.plan.budget = milliseconds(20);
+  CudaEvaluator evaluator(options);
+  const auto problem = axpy_problem();
+  auto abandoned = evaluator.submit(slow_to_compile(), problem);
+  wait_for_a_compilation(evaluator);
+  const auto start = std::chrono::steady_clock::now();
+  evaluator.cancel_waiting();
+  EXPECT_THROW(abandoned.get(), std::future_error);
+  // The pool's one thread is free at once, and a new worker compiles the next candidate.
+  Evaluation next = evaluator.evaluate(axpy_code(), problem);
+  EXPECT_EQ(next.check, Check::ok) << next.message;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  const CudaEvaluatorStats stats = evaluator.stats();
+  EXPECT_EQ(stats.compiler.compilations, 1);
+  EXPECT_EQ(stats.compiler.errors, 0);
+  EXPECT_EQ(stats.compiler.worker_restarts, 1);
+}
+
+TEST(CudaDevice, DestroyingStopsTheCompilationUnderWay) {
+  CudaEvaluatorOptions options;
+  options.worker.driver_library = fake_cuda_driver();
+  options.compile_threads = 2;
+  auto evaluator = std::make_unique<CudaEvaluator>(options);
+  auto abandoned = evaluator->submit(slow_to_compile(), axpy_problem());
+  wait_for_a_compilation(*evaluator);
+  const auto start = std::chrono::steady_clock::now();
+  evaluator.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  EXPECT_THROW(abandoned.get(), std::future_error);
 }
 
 TEST(CudaDevice, TheCallerNeverLoadsTheDriver) {

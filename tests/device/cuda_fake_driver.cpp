@@ -20,6 +20,7 @@
 #include <string>
 #include <thread>
 
+#include "tests/device/fake_cuda.h"
 #include "tests/device/ptx_emulator.h"
 
 struct CUctx_st {};
@@ -135,6 +136,11 @@ T value(void** params, int index) {
 extern "C" {
 
 CUresult CUDAAPI cuInit(unsigned int) {
+  // SCULPT_FAKE_CUDA_INIT_MS: a driver whose initialisation takes that long, as a real one's
+  // takes a fraction of a second or more.
+  if (const char* ms = std::getenv("SCULPT_FAKE_CUDA_INIT_MS"); ms != nullptr) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(ms)));
+  }
   return std::getenv("SCULPT_FAKE_CUDA_NO_DEVICE") != nullptr ? CUDA_ERROR_NO_DEVICE : CUDA_SUCCESS;
 }
 
@@ -281,8 +287,12 @@ CUresult CUDAAPI cuLinkAddData(CUlinkState state, CUjitInputType type, void* dat
 }
 
 CUresult CUDAAPI cuLinkComplete(CUlinkState state, void** cubin, size_t* size) {
-  // Slow enough for compilations to overlap measurements, as the real JIT's do.
+  // Slow enough for compilations to overlap measurements, as the real JIT's do; PTX that says
+  // kFakeSlowJitMark takes as long as the longest real compilations and more.
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  if (state->image.find(sculpt::device::kFakeSlowJitMark) != std::string::npos) {
+    std::this_thread::sleep_for(std::chrono::seconds(60));
+  }
   write_log(state->info_log, state->info_size, "ptxas info    : Used 10 registers");
   *cubin = state->image.data();
   *size = state->image.size();

@@ -49,6 +49,17 @@ TEST(Cutoff, IsLoweredByATimeMeasuredElsewhereAndSaysItsBest) {
   EXPECT_EQ(cutoff.best_ns(), 400);
 }
 
+TEST(Cutoff, ASnapshotHoldsTheCutoffAndTheBestTimeTogether) {
+  Cutoff cutoff(4);
+  EXPECT_FALSE(cutoff.snapshot().cutoff);
+  EXPECT_FALSE(cutoff.snapshot().best);
+  cutoff.lower(2500.4);
+  const CutoffSnapshot snapshot = cutoff.snapshot();
+  EXPECT_EQ(snapshot.cutoff, nanoseconds(10002));
+  EXPECT_EQ(snapshot.best, nanoseconds(2500));
+  EXPECT_EQ(Cutoff(1, 0.1).snapshot().best, nanoseconds(1));
+}
+
 TEST(Cutoff, AFactorTooLargeForTheClockCutsNothing) {
   EXPECT_FALSE(Cutoff(1e300, 2000).get());
   EXPECT_FALSE(Cutoff(std::numeric_limits<double>::infinity(), 2000).get());

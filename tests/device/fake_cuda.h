@@ -14,6 +14,9 @@ inline std::string fake_cuda_driver() {
       .string();
 }
 
+/// PTX holding this line takes the fake driver's JIT a minute (cuLinkComplete).
+inline constexpr const char* kFakeSlowJitMark = "// sculpt fake driver: slow JIT";
+
 /// A test runs on the GPU (skipped where none answers) or on the fake driver.
 enum class Driver { gpu, fake };
 

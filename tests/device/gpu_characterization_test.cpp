@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -65,9 +67,10 @@ TEST_P(GpuCharacterizationTest, EveryFigureIsPositiveAndConsistent) {
   EXPECT_GT(m.clock_seconds, 0);
   // A link of a dependent chain takes a clock at least.
   for (double latency : {m.fp32_latency, m.fp64_latency, m.special_latency, m.shared_latency,
-                         m.global_latency, m.barrier_latency}) {
+                         m.global_latency, m.l2_latency, m.barrier_latency}) {
     EXPECT_GE(latency, 1);
   }
+  EXPECT_EQ(m.l2_chase_bytes, std::int64_t{m.chain_ops} * 128);
   // An SM issues no more warp instructions a clock than the block has warps; the issue rate is
   // at least each pipe's.
   const double warps = static_cast<double>(m.block_threads) / a.warp_size;
@@ -84,6 +87,10 @@ TEST_P(GpuCharacterizationTest, EveryFigureIsPositiveAndConsistent) {
   for (double rate : {m.dram_read, m.dram_copy, m.l2_read}) EXPECT_GT(rate, 0);
   EXPECT_GT(m.launch_floor_ns, 0);
   EXPECT_GT(m.launch_runs, 0);
+  EXPECT_GT(m.block_rate, 0);
+  EXPECT_TRUE(std::isfinite(m.block_rate));
+  EXPECT_GT(m.rate_blocks, 0u);
+  EXPECT_EQ(m.rate_threads, 32u);
 
   const perf_model::Description d = search::gpu_description(c);
   EXPECT_EQ(d.name, fmt::format("sm_{}", a.compute_capability));
@@ -98,6 +105,8 @@ TEST_P(GpuCharacterizationTest, EveryFigureIsPositiveAndConsistent) {
   for (const perf_model::NamedFigure& f : perf_model::figures(*loaded->gpu)) {
     EXPECT_EQ(f.figure->source.starts_with("measured: "), !copied(f.name))
         << f.name << ": " << f.figure->source;
+    EXPECT_GT(f.figure->value, 0) << f.name;
+    EXPECT_TRUE(std::isfinite(f.figure->value)) << f.name;
   }
 
   if (GetParam() == Driver::fake) {
@@ -110,10 +119,11 @@ TEST_P(GpuCharacterizationTest, EveryFigureIsPositiveAndConsistent) {
     EXPECT_NEAR(m.clock_hz, 1e9, 1e6);
     // A link is an instruction, and the loop's own three are spread over its 64 links.
     for (double latency : {m.fp32_latency, m.fp64_latency, m.special_latency, m.shared_latency,
-                           m.global_latency, m.barrier_latency}) {
+                           m.global_latency, m.l2_latency, m.barrier_latency}) {
       EXPECT_LT(latency, 1.1);
     }
     EXPECT_EQ(d.gpu->fp32_latency.value, 1);
+    EXPECT_EQ(d.gpu->l2_latency.value, 1);
     EXPECT_EQ(d.gpu->clock_hz.value, 1.98e9);  // the driver's, the larger
     return;
   }
@@ -137,6 +147,8 @@ TEST_P(GpuCharacterizationTest, EveryFigureIsPositiveAndConsistent) {
     }
   }
   EXPECT_GE(m.dram_bytes, 8 * a.l2_bytes);
+  // An L2 hit takes longer than an L1 hit.
+  EXPECT_GT(m.l2_latency, m.global_latency);
 }
 
 INSTANTIATE_TEST_SUITE_P(Driver, GpuCharacterizationTest,

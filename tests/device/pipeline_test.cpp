@@ -1,6 +1,7 @@
 // The pipeline every device shares: each candidate is measured with its cutoff as it stands when
 // its measurement starts, which ok times lower; cancel_waiting abandons the evaluations that have
-// not started running, at once, and lets the one being measured finish.
+// not started running, at once, stops their compilations, and lets the one being measured
+// finish.
 #include "device/pipeline.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <stop_token>
+#include <thread>
 #include <vector>
 
 namespace sculpt::device {
@@ -129,6 +132,89 @@ TEST(Pipeline, ACandidateIsMeasuredWithItsCutoffAsItStandsAndOkTimesLowerIt) {
   pipeline.submit(code_named("wrong"), nullptr, cutoff).get();
   pipeline.submit(code_named("ok"), nullptr).get();
   EXPECT_EQ(seen, (std::vector<CutoffValue>{std::nullopt, 2000ns, 2000ns, std::nullopt}));
+}
+
+TEST(Pipeline, AMeasurementSeesTheBestTimeBesideTheCutoff) {
+  std::vector<CutoffSnapshot> seen;
+  Pipeline<int> pipeline(
+      1, [](const KernelCode&) -> Pipeline<int>::CompileResult { return 0; },
+      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&,
+          const CutoffSnapshot& snapshot) {
+        seen.push_back(snapshot);
+        Evaluation e;
+        e.time_ns = 1000;
+        return e;
+      });
+  auto cutoff = std::make_shared<Cutoff>(3.0);
+  pipeline.submit(code_named("first"), nullptr, cutoff).get();
+  pipeline.submit(code_named("second"), nullptr, cutoff).get();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_FALSE(seen[0].cutoff);
+  EXPECT_FALSE(seen[0].best);
+  EXPECT_EQ(seen[1].cutoff, 3000ns);
+  EXPECT_EQ(seen[1].best, 1000ns);
+}
+
+// A compiler that runs until its candidate is abandoned: what a compiler that can be stopped
+// (a process to kill) does.
+struct EndlessCompiler {
+  Gate started;
+  std::atomic<int> stopped = 0;
+
+  Pipeline<int>::CompileResult operator()(const KernelCode&, std::stop_token stop) {
+    started.pass();
+    std::mutex mutex;
+    std::condition_variable_any wake;
+    std::unique_lock lock(mutex);
+    wake.wait(lock, stop, [] { return false; });
+    ++stopped;
+    return Evaluation{.check = Check::compile_error, .message = "abandoned"};
+  }
+};
+
+TEST(Pipeline, CancelWaitingStopsTheCompilationsUnderWay) {
+  EndlessCompiler compiler;
+  compiler.started.release();  // passes at once
+  std::atomic<int> measured = 0;
+  Pipeline<int> pipeline(
+      2, [&](const KernelCode& code, std::stop_token stop) { return compiler(code, stop); },
+      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&, CutoffValue) {
+        ++measured;
+        return Evaluation{};
+      });
+  auto first = pipeline.submit(code_named("a"), nullptr);
+  auto second = pipeline.submit(code_named("b"), nullptr);
+  compiler.started.wait_for_arrivals(2);
+  const auto start = std::chrono::steady_clock::now();
+  pipeline.cancel_waiting();
+  EXPECT_THROW(first.get(), std::future_error);
+  EXPECT_THROW(second.get(), std::future_error);
+  // The compilers were told to stop, and did.
+  while (compiler.stopped.load() < 2 && std::chrono::steady_clock::now() - start < 5s) {
+    std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_EQ(compiler.stopped.load(), 2);
+  EXPECT_EQ(measured.load(), 0);
+  EXPECT_EQ(pipeline.evaluations(), 0);
+}
+
+TEST(Pipeline, DestructionStopsTheCompilationsUnderWay) {
+  EndlessCompiler compiler;
+  compiler.started.release();
+  auto pipeline = std::make_unique<Pipeline<int>>(
+      1, [&](const KernelCode& code, std::stop_token stop) { return compiler(code, stop); },
+      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&, CutoffValue) {
+        return Evaluation{};
+      });
+  auto future = pipeline->submit(code_named("a"), nullptr);
+  auto queued = pipeline->submit(code_named("queued"), nullptr);
+  compiler.started.wait_for_arrivals(1);
+  const auto start = std::chrono::steady_clock::now();
+  pipeline.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_EQ(compiler.stopped.load(), 1);
+  EXPECT_THROW(future.get(), std::future_error);
+  EXPECT_THROW(queued.get(), std::future_error);
 }
 
 }  // namespace

@@ -1,13 +1,29 @@
-// How many timed runs a plan asks for: between min_runs and max_runs within the budget, and no
-// more once the runs average over the cutoff; how long one run may last.
+// How many timed runs a plan asks for: between min_runs and max_runs within the budget, no more
+// once the runs average over the cutoff, and min_runs (or one) when they are far from the best
+// time; how long one run may last.
 #include "device/run_plan.h"
 
 #include <gtest/gtest.h>
+
+#include <vector>
 
 namespace sculpt::device {
 namespace {
 
 using namespace std::chrono_literals;
+
+// `count` timed runs of `ns` each.
+std::vector<std::int64_t> runs_of(int count, std::int64_t ns) {
+  return std::vector<std::int64_t>(static_cast<std::size_t>(count), ns);
+}
+
+// Whether `p` wants another run after `count` runs whose total is `total_ns`, spread evenly.
+bool wants_another(const RunPlan& p, int count, std::int64_t total_ns) {
+  if (count == 0) return p.wants_another({});
+  std::vector<std::int64_t> runs = runs_of(count, total_ns / count);
+  runs[0] += total_ns % count;
+  return p.wants_another(runs);
+}
 
 RunPlan plan() {
   RunPlan p;
@@ -19,23 +35,23 @@ RunPlan plan() {
 
 TEST(RunPlan, RunsAtLeastMinRunsThenUntilTheBudget) {
   const RunPlan p = plan();
-  EXPECT_TRUE(p.wants_another(0, 0));
-  EXPECT_TRUE(p.wants_another(2, std::int64_t{500'000'000}));  // over the budget, under min_runs
-  EXPECT_TRUE(p.wants_another(3, std::int64_t{50'000'000}));
-  EXPECT_FALSE(p.wants_another(3, std::int64_t{100'000'000}));
-  EXPECT_FALSE(p.wants_another(10, 0));
+  EXPECT_TRUE(wants_another(p, 0, 0));
+  EXPECT_TRUE(wants_another(p, 2, std::int64_t{500'000'000}));  // over the budget, under min_runs
+  EXPECT_TRUE(wants_another(p, 3, std::int64_t{50'000'000}));
+  EXPECT_FALSE(wants_another(p, 3, std::int64_t{100'000'000}));
+  EXPECT_FALSE(wants_another(p, 10, 0));
   EXPECT_FALSE(p.cut_short(2, std::int64_t{500'000'000}));
 }
 
 TEST(RunPlan, TheCutoffStopsRunsThatAverageOverIt) {
   RunPlan p = plan();
   p.cutoff = 20ms;
-  EXPECT_TRUE(p.wants_another(0, 0));  // at least one timed run
+  EXPECT_TRUE(wants_another(p, 0, 0));  // at least one timed run
   // One run of 30 ms: over the cutoff, though under min_runs.
-  EXPECT_FALSE(p.wants_another(1, std::int64_t{30'000'000}));
+  EXPECT_FALSE(wants_another(p, 1, std::int64_t{30'000'000}));
   EXPECT_TRUE(p.cut_short(1, std::int64_t{30'000'000}));
   // Two runs averaging 15 ms go on.
-  EXPECT_TRUE(p.wants_another(2, std::int64_t{30'000'000}));
+  EXPECT_TRUE(wants_another(p, 2, std::int64_t{30'000'000}));
   EXPECT_FALSE(p.cut_short(2, std::int64_t{30'000'000}));
   // Runs the plan would have stopped anyway were not cut short.
   EXPECT_FALSE(p.cut_short(10, std::int64_t{300'000'000}));
@@ -60,6 +76,71 @@ TEST(RunPlan, ARunPastTenCutoffsIsKilledButNotBeforeTheFloor) {
   p.cutoff = 1ms;
   EXPECT_EQ(p.run_limit(), p.kill_floor);
   p.cutoff = 5s;
+  EXPECT_EQ(p.run_limit(), 10s);
+}
+
+TEST(RunPlan, OnlyCandidatesNearTheBestGetAPreciseTime) {
+  RunPlan p = plan();  // 3 to 10 runs within 100 ms
+  p.budget = 1s;
+  p.cutoff = 40ms;
+  p.best = 10ms;  // precise within 1.2 times: 12 ms
+  // At 1.05 times the best: the whole plan.
+  for (int runs = 0; runs < 10; ++runs) EXPECT_TRUE(p.wants_another(runs_of(runs, 10'500'000)));
+  EXPECT_FALSE(p.wants_another(runs_of(10, 10'500'000)));
+  // At 1.5 times: min_runs runs, and not cut short (the cutoff is 4 times the best).
+  EXPECT_TRUE(p.wants_another(runs_of(1, 15'000'000)));
+  EXPECT_TRUE(p.wants_another(runs_of(2, 15'000'000)));
+  EXPECT_FALSE(p.wants_another(runs_of(3, 15'000'000)));
+  EXPECT_FALSE(p.cut_short(3, 45'000'000));
+  // The median decides: one slow run among fast ones does not stop the timing.
+  EXPECT_TRUE(p.wants_another(std::vector<std::int64_t>{10'000'000, 30'000'000, 10'000'000}));
+  EXPECT_FALSE(p.wants_another(std::vector<std::int64_t>{13'000'000, 9'000'000, 13'000'000}));
+  // Over twice the threshold (24 ms) from the first run: one run.
+  EXPECT_FALSE(p.wants_another(runs_of(1, 30'000'000)));
+  EXPECT_FALSE(p.cut_short(1, 30'000'000));
+  EXPECT_TRUE(p.wants_another(std::vector<std::int64_t>{30'000'000, 11'000'000}));
+  // Off: the whole plan.
+  p.precise_within = 0;
+  EXPECT_TRUE(p.wants_another(runs_of(3, 15'000'000)));
+  p.precise_within = 1.2;
+  p.best.reset();
+  EXPECT_TRUE(p.wants_another(runs_of(3, 15'000'000)));
+}
+
+TEST(RunPlan, TheBestComesWithTheCutoff) {
+  RunPlan p = plan();
+  const RunPlan none = p.with_cutoff(CutoffSnapshot{});
+  EXPECT_FALSE(none.cutoff);
+  EXPECT_FALSE(none.best);
+  const RunPlan cut = p.with_cutoff(Cutoff(4.0, 2e6).snapshot());
+  EXPECT_EQ(cut.cutoff, 8ms);
+  EXPECT_EQ(cut.best, 2ms);
+}
+
+TEST(RunPlan, ARunIsNotKilledBeforeItLastsTwoRestarts) {
+  RunPlan p = plan();
+  p.run_timeout = 10s;
+  p.cutoff = 20ms;
+  p.restart_cost = 300ms;  // a worker's start and the problem's upload
+  EXPECT_EQ(p.run_limit(), 600ms);
+  RunOutcome killed = killed_at_run_limit("the warm-up run", p);
+  EXPECT_EQ(killed.check, Check::timeout);
+  EXPECT_TRUE(killed.cut_short);
+  EXPECT_EQ(killed.message,
+            "the warm-up run took longer than 600 ms (2 times the 300 ms that restarting after a "
+            "kill costs; the cutoff is 20 ms); killed");
+  // Ten cutoffs longer than two restarts: the cutoff's limit.
+  p.cutoff = 100ms;
+  EXPECT_EQ(p.run_limit(), 1s);
+  EXPECT_EQ(killed_at_run_limit("timed run 1", p).message,
+            "timed run 1 took longer than 1000 ms (10 times the cutoff of 100 ms); killed");
+  // A restart over the timeout: the timeout.
+  p.restart_cost = 6s;
+  EXPECT_EQ(p.run_limit(), 10s);
+  EXPECT_FALSE(killed_at_run_limit("timed run 1", p).cut_short);
+  // No cutoff, no early kill.
+  p.cutoff.reset();
+  p.restart_cost = 1ms;
   EXPECT_EQ(p.run_limit(), 10s);
 }
 
