@@ -22,7 +22,7 @@ struct FigureField {
   Figure Rates::*member;
 };
 
-constexpr std::array<FigureField<GpuRates>, 26> kGpuFields = {{
+constexpr std::array<FigureField<GpuRates>, 28> kGpuFields = {{
     {"sms", &GpuRates::sms},
     {"clock_hz", &GpuRates::clock_hz},
     {"warp_size", &GpuRates::warp_size},
@@ -36,6 +36,7 @@ constexpr std::array<FigureField<GpuRates>, 26> kGpuFields = {{
     {"special_latency", &GpuRates::special_latency},
     {"shared_latency", &GpuRates::shared_latency},
     {"global_latency", &GpuRates::global_latency},
+    {"l2_latency", &GpuRates::l2_latency},
     {"barrier_latency", &GpuRates::barrier_latency},
     {"l1_bytes_per_clock", &GpuRates::l1_bytes_per_clock},
     {"sector_bytes", &GpuRates::sector_bytes},
@@ -49,6 +50,7 @@ constexpr std::array<FigureField<GpuRates>, 26> kGpuFields = {{
     {"max_registers_per_thread", &GpuRates::max_registers_per_thread},
     {"shared_bytes_per_sm", &GpuRates::shared_bytes_per_sm},
     {"launch_floor_ns", &GpuRates::launch_floor_ns},
+    {"block_rate", &GpuRates::block_rate},
 }};
 
 constexpr std::array<FigureField<CpuRates>, 10> kCpuFields = {{

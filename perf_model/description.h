@@ -39,6 +39,9 @@ struct GpuRates {
   Figure shared_latency;
   /// The fastest a global load returns (an L1 hit: a line another warp of the SM brought in).
   Figure global_latency;
+  /// The fastest a global load that misses L1 returns (an L2 hit): what a load bypassing L1
+  /// (.cg) waits at least.
+  Figure l2_latency;
   Figure barrier_latency;
   Figure l1_bytes_per_clock;  ///< the L1 / shared-memory data path, per SM
   Figure sector_bytes;        ///< the unit of global memory transactions
@@ -52,6 +55,9 @@ struct GpuRates {
   Figure max_registers_per_thread;
   Figure shared_bytes_per_sm;
   Figure launch_floor_ns;  ///< the time of an empty kernel, as the device times a launch
+  /// Blocks the GPU starts per second, at most, whatever they do: a grid of many small blocks
+  /// waits for their dispatch.
+  Figure block_rate;
 };
 
 /// A CPU running the generated C: blocks spread over cores (OpenMP), threads of a block one

@@ -411,6 +411,9 @@ class GpuBound {
         fmt::format("{:.4g} bytes of the arrays, each sector once", v_.facts.compulsory_bytes)});
     add(Term{"launch", Level::device, gpu_.rates.launch_floor_ns.value,
              "an empty kernel's launch"});
+    add(Term{"blocks", Level::device, blocks_lo_ / gpu_.rates.block_rate.value * 1e9,
+             fmt::format("{:.4g} blocks started, {:.3g} per second at most", blocks_lo_,
+                         gpu_.rates.block_rate.value)});
   }
 
   // ----- Layer 2: one SM ---------------------------------------------------------------------
@@ -523,11 +526,23 @@ class GpuBound {
       case LatencyKind::special:
         return r.fp32_latency.value + r.special_latency.value;
       case LatencyKind::global_load:
-        return r.global_latency.value;
       case LatencyKind::temp_load:
-        return r.shared_latency.value;
+        return load_latency(c);
     }
     return 0;
+  }
+
+  /// A load waits for L2 when it bypasses L1 (.cg), else at least for an L1 hit; a temporary
+  /// not yet placed in global memory may still be in shared memory.
+  double load_latency(const InstCost& c) const {
+    const GpuRates& r = gpu_.rates;
+    if (c.facts->temporary &&
+        v_.candidate.get_mem_space(c.inst->access->mem.value) != values::mem_space::GLOBAL) {
+      return std::min(r.shared_latency.value, r.global_latency.value);
+    }
+    const bool bypasses_l1 =
+        v_.candidate.get_cache(v_.stmt(c.inst->id)) == values::cache::CACHE_GLOBAL;
+    return bypasses_l1 ? r.l2_latency.value : r.global_latency.value;
   }
 
   /// A reduction's chain of dependent updates in one thread: every iteration of its reduction
@@ -548,6 +563,44 @@ class GpuBound {
     return latency_of(c) * f.reduction_length * v_.product_lo(repeats);
   }
 
+  /// Sequential loops, in clocks: each iteration of a loop that stays a loop runs the chains of
+  /// dependent instructions of its body again once the last iteration's instructions issued (a
+  /// warp issues in order, and the PTX marks the loop nounroll, so ptxas neither unrolls it nor
+  /// lifts the next iteration's instructions above this one's), and the loops that certainly
+  /// enclose it (kept loops and unrolled copies) run it again for each of their iterations. An
+  /// iteration lasts at least its longest chain but the last instruction's latency, which may
+  /// overlap the next iteration, and one clock to issue that instruction.
+  double loop_chains(const std::vector<std::vector<InstId>>& preds,
+                     const std::vector<InstId>& topological) const {
+    std::vector<double> latencies(v_.kernel.inst_capacity(), 0);
+    for (const InstCost& c : costs_) latencies[c.inst->id.value] = latency_of(c);
+    double most = 0;
+    // Per instruction, the longest chain inside the loop that ends with it; -1 outside.
+    std::vector<double> along(v_.kernel.inst_capacity(), -1);
+    for (const DimView& d : v_.dims()) {
+      if (d.kinds != kind::LOOP || d.lo < 2) continue;
+      double iteration = 0;
+      for (InstId id : topological) {
+        double& chain = along[id.value];
+        chain = -1;
+        if (v_.order(d.id, v_.stmt(id)) != values::order::OUTER) continue;
+        double before = 0;
+        for (InstId p : preds[id.value]) before = std::max(before, along[p.value]);
+        chain = before + latencies[id.value];
+        iteration = std::max(iteration, before + 1);
+      }
+      std::vector<DimId> loops{d.id};
+      for (const DimView& e : v_.dims()) {
+        if (e.id != d.id && e.only(kind::LOOP | kind::UNROLL) &&
+            v_.order(e.id, d.stmt) == values::order::OUTER) {
+          loops.push_back(e.id);
+        }
+      }
+      most = std::max(most, iteration * v_.product_lo(loops));
+    }
+    return most;
+  }
+
   void latency() {
     // The longest chain of dependent instructions of one thread, in clocks.
     std::vector<double> longest(v_.kernel.inst_capacity(), -1);
@@ -566,6 +619,7 @@ class GpuBound {
       if (comm.lowerable() && v_.kernel.lowered(comm.id))
         preds[comm.load.value].push_back(comm.store);
     }
+    std::vector<InstId> topological;  // each instruction after those it depends on
     std::function<double(InstId)> path = [&](InstId id) -> double {
       double& memo = longest[id.value];
       if (memo >= 0) return memo;
@@ -575,6 +629,7 @@ class GpuBound {
         if (by_id[p.value] != nullptr) before = std::max(before, path(p));
       }
       memo = before + chain(*by_id[id.value]);
+      topological.push_back(id);
       return memo;
     };
     double chain_cycles = 0;
@@ -583,11 +638,15 @@ class GpuBound {
       chain_cycles = std::max(chain_cycles, path(c.inst->id));
       issue_cycles += c.per_warp;
     }
+    const double loop_cycles = loop_chains(preds, topological);
     const double barrier_cycles = out_.counts.barriers_per_block * gpu_.rates.barrier_latency.value;
-    const double block = std::max({chain_cycles, issue_cycles, barrier_cycles});
+    const double block = std::max({chain_cycles, loop_cycles, issue_cycles, barrier_cycles});
     const double occupancy = occupancy_hi();
     const double waves = std::ceil(blocks_lo_ / (gpu_.sms * occupancy));
-    const char* what = block == chain_cycles   ? "its longest chain of dependent instructions"
+    const char* what = block == chain_cycles ? "its longest chain of dependent instructions"
+                       : block == loop_cycles
+                           ? "the chains of dependent instructions of its sequential loops' "
+                             "iterations, one after another"
                        : block == issue_cycles ? "one warp's instructions, one per clock"
                                                : "its barriers";
     add(Term{"latency", Level::block, waves * gpu_.ns(block),

@@ -107,6 +107,9 @@ perf_model::CpuRates rates_of(const device::CpuCharacteristics& c) {
 }
 
 #ifdef SCULPT_HAVE_CUDA
+/// The share of a random L2 chase's average latency that a near-partition hit takes at least.
+constexpr double kL2NearShare = 0.75;
+
 /// The smallest power of two not below `x`: an SM's units come in powers of two, and what the
 /// loop around a benchmark takes keeps a measured rate below them.
 double power_of_two_above(double x) { return std::exp2(std::ceil(std::log2(x))); }
@@ -186,6 +189,14 @@ perf_model::GpuRates rates_of(const device::GpuCharacteristics& c) {
   r.global_latency = latency(m.global_latency,
                              "ld.global.ca.u64 of a pointer chase in one thread over 32 lines it "
                              "walked just before, so L1 hits");
+  // A random chase averages hits in the near and the far partitions of L2; a load that lands in
+  // the near one returns sooner, so the bound takes three quarters of the average.
+  r.l2_latency = latency(kL2NearShare * m.l2_latency,
+                         fmt::format("three quarters of {:.4g}, ld.global.cg.u64 (cached in L2, "
+                                     "not L1) of a pointer chase in one thread over {} of 128-byte "
+                                     "lines in a random cycle it walked just before, so L2 hits "
+                                     "averaged over its near and far partitions",
+                                     m.l2_latency, format_bytes(m.l2_chase_bytes)));
   r.barrier_latency = latency(m.barrier_latency, "bar.sync in a block of one warp");
   const double l1 = std::max(m.shared_bytes_per_clock, m.l1_bytes_per_clock);
   r.l1_bytes_per_clock = {
@@ -215,6 +226,11 @@ perf_model::GpuRates rates_of(const device::GpuCharacteristics& c) {
       fmt::format("measured: the fastest of {} launches of an empty kernel, each timed with CUDA "
                   "events around it as the CUDA device times a candidate's run, rounded down, {}",
                   m.launch_runs, when)};
+  r.block_rate = {
+      round_outward(m.block_rate, true),
+      fmt::format("measured: blocks started per second, {} blocks of {} threads of an empty "
+                  "kernel, {}",
+                  m.rate_blocks, m.rate_threads, timed)};
   return r;
 }
 #endif

@@ -8,7 +8,7 @@
 # leave room to start the machine. The most wanted figures come first; the other steps (those of
 # issues already resolved) run when named, in a second call when device time is left.
 #   search        issue H's check: 2-minute MCTS searches of axpy 2^26, matmul 256x256x32 and
-#                 matmul 1024^3 on the GPU (4 searching threads), their best candidates timed
+#                 matmul 1024^3 on the GPU (8 searching threads), their best candidates timed
 #                 kernel-only beside cuBLAS in the same call (bench_gpu RUN_DIR..., compare.py),
 #                 and per search: best / cuBLAS, the GPU's idle share, bound violations
 #                 (search_summary.py, search_summary.json)
@@ -82,7 +82,7 @@ for s in "${steps[@]}"; do
       for problem in axpy:67108864 matmul:256x256x32 matmul:1024x1024x1024; do
         kernel="${problem%%:*}" size="${problem#*:}"
         step "search_${kernel}_$size" 135 "$here/sculpt" search --kernel "$kernel" --size "$size" \
-          --device cuda --algorithm mcts --threads 4 --budget 2m --evals 100000 \
+          --device cuda --algorithm mcts --threads 8 --budget 2m --evals 100000 \
           --out "$results/runs/$kernel-$size"
         runs+=("$results/runs/$kernel-$size")
       done

@@ -118,6 +118,45 @@ TEST(Bound, TiledMatmulRecipeCountsAreExact) {
   EXPECT_GE(b.ns, per_sm_ns);
 }
 
+/// The zoo axpy on 65536 elements: 64 blocks of 256 threads, each thread on 4 elements in a
+/// loop (LOOP, not unrolled) that holds both loads, the fma and the store.
+Bound looped_axpy(spacegen::ValueSet load_cache) {
+  namespace v = gpu_space::values;
+  search::HandCandidate hand(zoo_kernel("axpy", "65536"));
+  hand.kind("n2", v::dim_kind::BLOCK).size("n2_t0", 256).size("n2_t1", 4);
+  hand.kind("n2_t0", v::dim_kind::THREAD).level("n2_t0", 0).kind("n2_t1", v::dim_kind::LOOP);
+  for (const char* src : {"n0", "n0_t0", "n0_t1", "n1", "n1_t0", "n1_t1", "n2", "n2_t0", "n2_t1"})
+    hand.mapping(src, v::dim_mapping::MERGED);
+  hand.cache("load0", load_cache).cache("load1", load_cache);
+  return Model(hand.kernel(), sm90()).bound(hand.complete());
+}
+
+TEST(Bound, ASequentialLoopRunsItsChainOncePerIteration) {
+  namespace v = gpu_space::values;
+  // One wave of 64 blocks. Each of the 4 iterations waits for its loads (an L1 hit at least),
+  // then for the fma, before the store issues and the next iteration starts.
+  const GpuRates& r = *sm90().gpu;
+  const double l1_iteration = r.global_latency.value + r.fp32_latency.value + 1;
+  EXPECT_NEAR(term(looped_axpy(v::cache::CACHE_ALL), "latency", Level::block).ns,
+              4 * l1_iteration / 1.98, 1e-6);
+  // Loads that bypass L1 wait for L2.
+  const double l2_iteration = r.l2_latency.value + r.fp32_latency.value + 1;
+  EXPECT_NEAR(term(looped_axpy(v::cache::CACHE_GLOBAL), "latency", Level::block).ns,
+              4 * l2_iteration / 1.98, 1e-6);
+}
+
+TEST(Bound, ManySmallBlocksWaitForTheirDispatch) {
+  // 2^26 elements in blocks of one thread on one element each: 2^26 blocks, whatever they do.
+  namespace v = gpu_space::values;
+  search::HandCandidate hand(zoo_kernel("axpy", "67108864"));
+  hand.kind("n2", v::dim_kind::BLOCK).size("n2_t0", 1).size("n2_t1", 1);
+  const Bound b = Model(hand.kernel(), sm90()).bound(hand.complete());
+  EXPECT_EQ(b.counts.blocks, 1 << 26);
+  const double ns = (1 << 26) / sm90().gpu->block_rate.value * 1e9;
+  EXPECT_NEAR(term(b, "blocks", Level::device).ns, ns, ns * 1e-9);
+  EXPECT_EQ(b.bottleneck().resource, "blocks");
+}
+
 TEST(Bound, LayersOnlyAddTerms) {
   const backbone::Kernel kernel = zoo_kernel("matmul", "256x256x32");
   const auto root = gpu_space::make_root(kernel, sm90().limits);
