@@ -37,6 +37,7 @@ struct SearchCommandOptions {
   std::string device = "auto";
   std::string algorithm = "mcts";
   std::string policy = "tag";
+  double local = search::MctsOptions{}.local;
   std::string order;
   int threads = 1;
   /// Left out: 100, or as many as the budget allows when there is one.
@@ -76,6 +77,11 @@ std::optional<search::SessionOptions> session_options(const SearchCommandOptions
   options.algorithm = *algorithm;
   options.mcts.policy =
       o.policy == "uct" ? search::MctsOptions::Policy::uct : search::MctsOptions::Policy::tag;
+  if (!(o.local >= 0 && o.local <= 1)) {
+    *error = fmt::format("--local {} is not a share between 0 and 1", o.local);
+    return std::nullopt;
+  }
+  options.mcts.local = o.local;
   if (!o.order.empty()) options.order = o.order;
   if (o.evals && *o.evals <= 0) {
     *error = "--evals must be positive";
@@ -254,6 +260,10 @@ Command add_search_command(CLI::App& sculpt) {
       ->capture_default_str();
   app->add_option("--policy", o->policy, "MCTS tree policy: tag (Threshold Ascent) or uct")
       ->check(CLI::IsMember({"tag", "uct"}))
+      ->capture_default_str();
+  app->add_option("--local", o->local,
+                  "MCTS: the share of candidates found by changing one to three decisions of one "
+                  "of the best measured (0: none)")
       ->capture_default_str();
   app->add_option("--order", o->order,
                   fmt::format("Choices decided first, in order, separated by commas (default on "

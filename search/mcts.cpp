@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <shared_mutex>
 #include <unordered_map>
+
+#include "support/check.h"
 
 namespace sculpt::search {
 
@@ -96,10 +99,19 @@ class Mcts::Moves final : public ValuePreference {
   std::size_t measured_ = 0;
 };
 
-/// What a descent leaves in its proposal: the edges it passed and its candidate's moves.
+/// What a descent leaves in its proposal: the edges it passed, its candidate and its moves.
 struct Mcts::Memo {
   Path path;
+  std::shared_ptr<const CandidateBase> candidate;
   std::vector<std::uint64_t> moves;
+};
+
+/// One of the best candidates measured, with its decisions once a neighbour needed them.
+struct Mcts::Best {
+  double time_ns = 0;
+  std::shared_ptr<const CandidateBase> candidate;
+  std::mutex mutex;
+  std::vector<spacegen::Action> decisions;
 };
 
 struct Mcts::Node {
@@ -135,6 +147,7 @@ bool Mcts::alive(const Node& node, double cut) {
 Mcts::Mcts(const CandidateBase& root, SearchThread& thread, MctsOptions options)
     : options_(options),
       moves_(std::make_unique<Moves>(static_cast<std::size_t>(options.topk), options.mast)),
+      root_candidate_(root.clone()),
       root_(std::make_unique<Node>()),
       best_ns_(kInfinity) {
   root_->candidate = root.clone();
@@ -237,6 +250,7 @@ Mcts::Edge* Mcts::pick(Node& node, SearchThread& thread) {
 }
 
 Proposal Mcts::propose(SearchThread& thread) {
+  if (std::optional<Proposal> n = neighbour(thread)) return std::move(*n);
   Proposal p;
   std::unique_lock lock(mutex_);
   for (;;) {
@@ -256,6 +270,7 @@ Proposal Mcts::propose(SearchThread& thread) {
           p.bound_ns = node->bound_ns;
           node->dead = true;
           memo->moves = moves_of(*p.candidate);
+          memo->candidate = p.candidate->clone();
           p.memo = memo;
           return p;
         }
@@ -290,7 +305,10 @@ Proposal Mcts::propose(SearchThread& thread) {
         p.kind = p.candidate ? Proposal::Kind::candidate
                  : pruned    ? Proposal::Kind::pruned
                              : Proposal::Kind::dead_end;
-        if (p.candidate) memo->moves = moves_of(*p.candidate);
+        if (p.candidate) {
+          memo->moves = moves_of(*p.candidate);
+          memo->candidate = p.candidate->clone();
+        }
         return p;
       }
       node = edge->child.get();
@@ -314,12 +332,103 @@ void Mcts::observe(const Proposal& proposal, std::optional<double> time_ns) {
   if (time_ns) moves_->record(memo->moves, *time_ns);
   std::lock_guard lock(mutex_);
   record(memo->path, time_ns);
+  if (time_ns && memo->candidate) remember(memo->candidate, *time_ns);
+}
+
+void Mcts::remember(std::shared_ptr<const CandidateBase> candidate, double time_ns) {
+  ++measured_;
+  const auto at = std::upper_bound(best_.begin(), best_.end(), time_ns,
+                                   [](double t, const auto& b) { return t < b->time_ns; });
+  if (at - best_.begin() >= options_.topk) return;
+  auto entry = std::make_shared<Best>();
+  entry->time_ns = time_ns;
+  entry->candidate = std::move(candidate);
+  best_.insert(at, std::move(entry));
+  if (best_.size() > static_cast<std::size_t>(options_.topk)) best_.pop_back();
+}
+
+std::optional<Proposal> Mcts::neighbour(SearchThread& thread) {
+  std::shared_ptr<Best> from;
+  {
+    std::lock_guard lock(mutex_);
+    if (options_.local <= 0 || measured_ < static_cast<std::size_t>(options_.topk)) return {};
+    if (std::uniform_real_distribution<double>(0, 1)(thread.rng()) >= options_.local) return {};
+    // The best itself half of the time, else any of the best few.
+    const bool fastest = std::uniform_int_distribution<int>(0, 1)(thread.rng()) == 0;
+    from = best_[fastest ? 0
+                         : std::uniform_int_distribution<std::size_t>(
+                               0, best_.size() - 1)(thread.rng())];
+  }
+  std::vector<spacegen::Action> decisions;
+  {
+    std::lock_guard lock(from->mutex);
+    if (from->decisions.empty()) {
+      from->decisions = thread.actions_to(*from->candidate, *root_candidate_);
+    }
+    decisions = from->decisions;
+  }
+  if (decisions.empty()) return {};
+  // Drop one to three decisions; the first dropped is kept off its old value.
+  const std::size_t n = decisions.size();
+  const std::size_t drops =
+      std::min<std::size_t>(n, 1 + std::uniform_int_distribution<std::size_t>(0, 2)(thread.rng()));
+  std::vector<bool> dropped(n, false);
+  std::vector<std::size_t> order;
+  for (std::size_t k = 0; k < drops;) {
+    const std::size_t i = std::uniform_int_distribution<std::size_t>(0, n - 1)(thread.rng());
+    if (dropped[i]) continue;
+    dropped[i] = true;
+    order.push_back(i);
+    ++k;
+  }
+  thread.pause_while_measuring();
+  std::unique_ptr<CandidateBase> start = root_candidate_->clone();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (dropped[i]) continue;
+    // A decision on objects that a dropped one created (a lowering) no longer names anything.
+    std::string unresolved;
+    const auto resolved = start->resolve(decisions[i], &unresolved);
+    if (!resolved || !start->is_live(resolved->first)) continue;
+    // A subset of a candidate's decisions cannot conflict: propagation is sound.
+    SCULPT_CHECK(start->restrict(resolved->first, resolved->second) != spacegen::Status::Conflict)
+        << "a subset of a candidate's decisions conflicts";
+  }
+  std::string unresolved;
+  if (const auto old = start->resolve(decisions[order[0]], &unresolved);
+      old && start->is_live(old->first)) {
+    std::vector<std::uint32_t> others = start->domain(old->first);
+    std::erase_if(others, [&](std::uint32_t v) {
+      return std::find(old->second.begin(), old->second.end(), v) != old->second.end();
+    });
+    if (!others.empty()) {
+      std::unique_ptr<CandidateBase> moved = start->clone();
+      if (moved->restrict(old->first, others) != spacegen::Status::Conflict) {
+        start = std::move(moved);
+      }
+    }
+  }
+  Proposal p;
+  p.bound_ns = thread.bound(*start);
+  bool pruned = false;
+  p.candidate = thread.rollout(std::move(start), &p.bound_ns, &pruned,
+                               options_.mast > 0 ? moves_.get() : nullptr);
+  p.kind = p.candidate ? Proposal::Kind::candidate
+           : pruned    ? Proposal::Kind::pruned
+                       : Proposal::Kind::dead_end;
+  auto memo = std::make_shared<Memo>();
+  if (p.candidate) {
+    memo->moves = moves_of(*p.candidate);
+    memo->candidate = p.candidate->clone();
+  }
+  p.memo = memo;
+  return p;
 }
 
 void Mcts::recall(SearchThread& thread, const CandidateBase& candidate,
                   std::optional<double> time_ns) {
   if (time_ns) moves_->record(moves_of(candidate), *time_ns);
   std::unique_lock lock(mutex_);
+  if (time_ns) remember(candidate.clone(), *time_ns);
   Path path;
   Node* node = root_.get();
   for (;;) {

@@ -24,6 +24,15 @@
 // node-independent topk best times (with a prior of two candidates at the base rate), and base
 // is topk over the candidates measured. Below the tree, where TAG has no statistics, rollouts
 // thus favour values that held good candidates elsewhere; `mast` 0 gives the paper's rule alone.
+//
+// Neighbours of the best: once `topk` candidates are measured, a share `local` of the proposals
+// start from one of the `topk` best candidates measured instead of the tree: its decisions
+// (those a descent in the search's order takes) but one to three, chosen at random, replayed on
+// the root, one of the dropped decisions kept off its old value, and a rollout completes the
+// rest. A tree learns its first decisions well but rarely revisits the last ones of its best
+// branches; a neighbour changes any decision of a good candidate while keeping what made it good
+// (on the CPU, where the bound tells candidates apart least, MCTS's best came late and by luck
+// without them). Neighbours feed the move statistics and the best candidates, not the tree.
 #include <cmath>
 #include <condition_variable>
 #include <memory>
@@ -44,6 +53,8 @@ struct MctsOptions {
   double exploration = std::sqrt(2.0);
   /// The exponent of the move statistics' factor in rollouts; 0: none.
   double mast = 0.5;
+  /// The share of proposals that are neighbours of the best candidates; 0: none.
+  double local = 0.25;
 };
 
 class Mcts final : public Algorithm {
@@ -74,11 +85,22 @@ class Mcts final : public Algorithm {
   static bool alive(const Node& node, double cut);
   double tag_score(const Edge& edge, double threshold, int visits, int live) const;
   void record(const Path& path, std::optional<double> time_ns);
+  /// A neighbour of one of the best candidates (see above); nothing when none is known yet or
+  /// the dice say to descend the tree.
+  std::optional<Proposal> neighbour(SearchThread& thread);
+  /// Counts a measured candidate and keeps it among the best when it is (under mutex_).
+  void remember(std::shared_ptr<const spacegen::CandidateBase> candidate, double time_ns);
 
   class Moves;
+  struct Best;
 
   MctsOptions options_;
   std::unique_ptr<Moves> moves_;
+  /// The root as given, for replaying decisions on it.
+  std::unique_ptr<spacegen::CandidateBase> root_candidate_;
+  /// The best candidates measured, fastest first, at most topk (under mutex_).
+  std::vector<std::shared_ptr<Best>> best_;
+  std::size_t measured_ = 0;
   mutable std::mutex mutex_;
   std::condition_variable expanded_;
   std::unique_ptr<Node> root_;

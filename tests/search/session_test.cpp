@@ -620,6 +620,48 @@ TEST(Session, MoveStatisticsLearnWhatTheModelDoesNotSee) {
   EXPECT_LT(late, late_without / 2) << "without move statistics";
 }
 
+TEST(Session, NeighboursOfTheBestKeepMostOfItsDecisions) {
+  Problem matmul("matmul", "256x256x32");
+  // Per candidate from the 25th on: how many of its decisions differ from the nearest of the ten
+  // fastest collected before it (symmetric difference of the decision sets); the median.
+  const auto distance_to_best = [&](double local) {
+    SessionOptions options;
+    options.mcts.local = local;
+    options.evals = 60;
+    StandInDevice device(0us);
+    std::vector<std::pair<double, std::set<std::string>>> seen;
+    std::vector<double> distances;
+    Session(*matmul.root, device, matmul.model.get(), options).run([&](Evaluated&& e) {
+      std::set<std::string> decisions;
+      for (const spacegen::Action& a : e.actions) decisions.insert(spacegen::to_json(a));
+      if (seen.size() >= 25) {
+        std::vector<std::pair<double, std::set<std::string>>> best = seen;
+        std::sort(best.begin(), best.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        best.resize(10);
+        std::size_t nearest = std::numeric_limits<std::size_t>::max();
+        for (const auto& [time, other] : best) {
+          std::vector<std::string> apart;
+          std::set_symmetric_difference(decisions.begin(), decisions.end(), other.begin(),
+                                        other.end(), std::back_inserter(apart));
+          nearest = std::min(nearest, apart.size());
+        }
+        distances.push_back(static_cast<double>(nearest));
+      }
+      seen.emplace_back(e.evaluation.time_ns.value_or(std::numeric_limits<double>::infinity()),
+                        std::move(decisions));
+    });
+    std::nth_element(distances.begin(), distances.begin() + distances.size() / 2,
+                     distances.end());
+    return distances[distances.size() / 2];
+  };
+  const double neighbours = distance_to_best(1);
+  const double tree = distance_to_best(0);
+  // Three decisions dropped and taken again, and those on objects a dropped one created.
+  EXPECT_LE(neighbours, 12) << "the tree's candidates: " << tree;
+  EXPECT_LT(neighbours, tree / 2);
+}
+
 TEST(Session, StatisticsSayWhereTheTimeWent) {
   Problem matmul("matmul", "256x256x32");
   SessionOptions options;
