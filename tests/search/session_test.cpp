@@ -651,8 +651,7 @@ TEST(Session, NeighboursOfTheBestKeepMostOfItsDecisions) {
       seen.emplace_back(e.evaluation.time_ns.value_or(std::numeric_limits<double>::infinity()),
                         std::move(decisions));
     });
-    std::nth_element(distances.begin(), distances.begin() + distances.size() / 2,
-                     distances.end());
+    std::nth_element(distances.begin(), distances.begin() + distances.size() / 2, distances.end());
     return distances[distances.size() / 2];
   };
   const double neighbours = distance_to_best(1);
