@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """One line per GPU search of `run.sh search`: its best time beside cuBLAS, how busy it kept the
-GPU, and whether any measured time fell below the model's bound.
+GPU, whether any measured time fell below the model's bound, and how well the bound ranked the
+candidates (Spearman's rank correlation of bound and time over those that checked ok).
 
     python3 bench/gpu/search_summary.py COMPARE_JSON RUN_DIR...
 
@@ -14,6 +15,22 @@ import pathlib
 import sys
 
 NOISE = 1.02
+
+
+def ranks(values):
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    out = [0] * len(values)
+    for position, i in enumerate(order):
+        out[i] = position
+    return out
+
+
+def rank_correlation(xs, ys):
+    n = len(xs)
+    if n < 3:
+        return None
+    d2 = sum((a - b) ** 2 for a, b in zip(ranks(xs), ranks(ys)))
+    return round(1 - 6 * d2 / (n * (n * n - 1)), 3)
 
 
 def summarize(run_dir, compared):
@@ -31,6 +48,7 @@ def summarize(run_dir, compared):
     best = min(ok, key=lambda e: e["time_ns"]) if ok else None
     violations = [e["id"] for e in ok
                   if e.get("bound_ns") is not None and e["time_ns"] * NOISE < e["bound_ns"]]
+    bounded = [e for e in ok if e.get("bound_ns") is not None]
     size = "x".join(str(v) for v in header["sizes"].values())
     case = next((c for c in compared if c["name"].endswith(size) or
                  (header["kernel"] == "axpy" and c["name"].startswith("axpy"))), None)
@@ -49,6 +67,8 @@ def summarize(run_dir, compared):
         "evaluations_per_s": stats and round(stats["evaluations_per_s"], 2),
         "rollouts_per_s": stats and round(stats["rollouts_per_s"], 2),
         "bound_violations": violations,
+        "bound_rank_correlation": rank_correlation([e["bound_ns"] for e in bounded],
+                                                   [e["time_ns"] for e in bounded]),
     }
 
 
@@ -62,7 +82,8 @@ def main():
         print(f"{r['kernel']} {r['size']}: {r['evaluations']} evaluations ({r['ok']} ok), "
               f"best {r['best_kernel_us']} us kernel-only ({r['best_search_us']} us in the search), "
               f"cuBLAS {r['cublas_kernel_us']} us, ratio {r['ratio_to_cublas']}, "
-              f"GPU idle {r['device_idle_share']}, {len(r['bound_violations'])} bound violations")
+              f"GPU idle {r['device_idle_share']}, {len(r['bound_violations'])} bound violations, "
+              f"bound's rank correlation with the times {r['bound_rank_correlation']}")
     (compare_path.parent / "search_summary.json").write_text(json.dumps(rows, indent=1))
 
 
