@@ -351,7 +351,8 @@ std::optional<Proposal> Mcts::neighbour(SearchThread& thread) {
   std::shared_ptr<Best> from;
   {
     std::lock_guard lock(mutex_);
-    if (options_.local <= 0 || measured_ < static_cast<std::size_t>(options_.topk)) return {};
+    if (options_.local <= 0 || measured_ < static_cast<std::size_t>(options_.local_after))
+      return {};
     if (std::uniform_real_distribution<double>(0, 1)(thread.rng()) >= options_.local) return {};
     // The best itself half of the time, else any of the best few.
     const bool fastest = std::uniform_int_distribution<int>(0, 1)(thread.rng()) == 0;

@@ -25,14 +25,14 @@
 // is topk over the candidates measured. Below the tree, where TAG has no statistics, rollouts
 // thus favour values that held good candidates elsewhere; `mast` 0 gives the paper's rule alone.
 //
-// Neighbours of the best: once `topk` candidates are measured, a share `local` of the proposals
-// start from one of the `topk` best candidates measured instead of the tree: its decisions
-// (those a descent in the search's order takes) but one to three, chosen at random, replayed on
-// the root, one of the dropped decisions kept off its old value, and a rollout completes the
-// rest. A tree learns its first decisions well but rarely revisits the last ones of its best
-// branches; a neighbour changes any decision of a good candidate while keeping what made it good
-// (on the CPU, where the bound tells candidates apart least, MCTS's best came late and by luck
-// without them). Neighbours feed the move statistics and the best candidates, not the tree.
+// Neighbours of the best: once `local_after` candidates are measured, a share `local` of the
+// proposals start from one of the `topk` best candidates measured instead of the tree: its
+// decisions (those a descent in the search's order takes) but one to three, chosen at random,
+// replayed on the root, one of the dropped decisions kept off its old value, and a rollout
+// completes the rest. A tree learns its first decisions well but rarely revisits the last ones of
+// its best branches; a neighbour changes any decision of a good candidate while keeping what made
+// it good (on the CPU, where the bound tells candidates apart least, MCTS's best came late and by
+// luck without them). Neighbours feed the move statistics and the best candidates, not the tree.
 #include <cmath>
 #include <condition_variable>
 #include <memory>
@@ -53,8 +53,10 @@ struct MctsOptions {
   double exploration = std::sqrt(2.0);
   /// The exponent of the move statistics' factor in rollouts; 0: none.
   double mast = 0.5;
-  /// The share of proposals that are neighbours of the best candidates; 0: none.
+  /// The share of proposals that are neighbours of the best candidates; 0: none. They start
+  /// once `local_after` candidates are measured: the best of fewer are seldom worth staying near.
   double local = 0.25;
+  int local_after = 50;
 };
 
 class Mcts final : public Algorithm {

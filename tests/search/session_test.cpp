@@ -627,6 +627,7 @@ TEST(Session, NeighboursOfTheBestKeepMostOfItsDecisions) {
   const auto distance_to_best = [&](double local) {
     SessionOptions options;
     options.mcts.local = local;
+    options.mcts.local_after = 10;
     options.evals = 60;
     StandInDevice device(0us);
     std::vector<std::pair<double, std::set<std::string>>> seen;
