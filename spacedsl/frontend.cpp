@@ -1,5 +1,6 @@
 #include "spacedsl/frontend.h"
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -86,6 +87,16 @@ class Loader {
         continue;
       }
       if (std::find(done_.begin(), done_.end(), key) != done_.end()) continue;
+      // The generated propagators of a file are named after its stem (propagators_<stem>.cpp).
+      if (const auto same =
+              std::find_if(done_.begin(), done_.end(),
+                           [&](const fs::path& other) { return other.stem() == key.stem(); });
+          same != done_.end()) {
+        report(diags_, file, include->offset,
+               "'" + include->path.raw + "' has the name of '" + same->filename().string() +
+                   "', already part of the space: the files of a space need distinct names");
+        continue;
+      }
       if (depth + 1 >= kMaxIncludeDepth) {
         report(diags_, file, include->offset, "includes are nested too deeply");
         continue;

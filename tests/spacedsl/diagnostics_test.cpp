@@ -90,6 +90,17 @@ TEST(SpacedslDiagnostics, IncludeCycleIsReportedAtTheInclude) {
   EXPECT_EQ(d.message, "include cycle: 'include_cycle_a.space' is already being included");
 }
 
+TEST(SpacedslDiagnostics, TwoFilesOfOneNameAreReportedAtTheSecondInclude) {
+  // Each file's propagators are generated into propagators_<name>.cpp.
+  auto errors = errors_of("include \"dims.space\"\ninclude \"elsewhere/dims.space\"\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].loc.line, 2);
+  EXPECT_EQ(errors[0].loc.column, 1);
+  EXPECT_EQ(errors[0].message,
+            "'elsewhere/dims.space' has the name of 'dims.space', already part of the space: the "
+            "files of a space need distinct names");
+}
+
 TEST(SpacedslDiagnostics, MissingIncludeIsReportedAtTheInclude) {
   auto errors = errors_of("\n  include \"no_such_file.space\"\n");
   ASSERT_EQ(errors.size(), 1u);
