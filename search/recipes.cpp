@@ -79,6 +79,10 @@ std::vector<Recipe> benchmark_recipes() {
              [](HandCandidate& c) { vector_axpy(c, 256, 4); }, 2.0 * (1 << 26)},
       matmul("sgemm_1024x1024x1024", "1024x1024x1024", "128x128x32", 1024, 1024, 1024, 16, 8, 16, 8,
              8),
+      // Blocks of 64 x 128: 128 blocks, one for nearly every SM of an H100 where the one above
+      // leaves half of them idle.
+      matmul("sgemm_1024x1024x1024_128_blocks", "1024x1024x1024", "128x128x32", 1024, 1024, 1024,
+             16, 4, 16, 8, 8),
       matmul("sgemm_4096x4096x4096", "4096x4096x4096", "128x128x32", 4096, 4096, 4096, 16, 8, 16, 8,
              8),
       matmul("sgemm_256x256x32", "256x256x32", "64x64x32", 256, 256, 32, 16, 4, 16, 4, 8),
