@@ -224,11 +224,14 @@ class Session::Run {
       if (o.threads == 1) {
         SearchThread& thread = *s_.main_thread_;
         thread.rng().seed(thread_seed(o.seed, 0, s_.recalled_));
+        // With several device queues (a distributed search), evaluations end out of order and
+        // the search is not deterministic anyway: collect them as they end, as with threads.
         for (;;) {
           while (produce(thread)) {
           }
-          if (!collect_oldest()) break;
+          if (!(queues_ > 1 ? collect_first_ready() : collect_oldest())) break;
         }
+        finish_workers();
       } else {
         for (int i = 0; i < o.threads; ++i) {
           workers_.emplace_back([this, i] { search_loop(i); });
@@ -371,7 +374,7 @@ class Session::Run {
     p.candidate.reset();
     pending.proposal = std::move(p);
     pending_.push_back(std::move(pending));
-    if (s_.options_.threads > 1) watch(std::prev(pending_.end()));
+    if (s_.options_.threads > 1 || queues_ > 1) watch(std::prev(pending_.end()));
     return true;
   }
 
@@ -380,7 +383,8 @@ class Session::Run {
   /// the evaluators (device::Evaluator's pipeline, the MPI one) hand back plain futures with no
   /// hook on completion, so a pool of watchers, as many as evaluations in flight at most, each
   /// blocked on one future, turns completions into notifications: no core spins, and nothing
-  /// waits for a polling slice. With one thread, the oldest is collected first and needs none.
+  /// waits for a polling slice. With one thread and one device queue, the oldest is collected first
+  /// and needs none.
   void watch(PendingList::iterator it) {
     to_watch_.push_back(it);
     if (static_cast<int>(to_watch_.size()) > idle_watchers_) {
@@ -443,7 +447,8 @@ class Session::Run {
     watchers_.clear();
   }
 
-  /// One searching thread: waits for the oldest evaluation and hands it on, so that
+  /// One searching thread and one device queue: waits for the oldest evaluation and hands it on,
+  /// so that
   /// evaluations are collected in the order they were submitted and the searching happens at
   /// fixed points; false once nothing is in flight.
   bool collect_oldest() {
@@ -473,7 +478,8 @@ class Session::Run {
     return true;
   }
 
-  /// Several searching threads: waits for whichever evaluation in flight ends first (the
+  /// Several searching threads, or device queues: waits for whichever evaluation in flight ends
+  /// first (the
   /// watchers queue them in ready_ as they end) and hands it on, so that a slow compilation
   /// holds only its own slot in flight; false once nothing is in flight and nothing more will
   /// be submitted.
@@ -484,7 +490,8 @@ class Session::Run {
       for (;;) {
         if (error_) std::rethrow_exception(error_);
         if (!ready_.empty()) break;
-        if (pending_.empty() && done_submitting()) return false;
+        // With one searching thread, this one, nothing is submitted while it waits.
+        if (pending_.empty() && (workers_.empty() || done_submitting())) return false;
         if (!cancelled_ && must_stop()) {
           // At the budget or a stop request, drop what has not started running rather than
           // wait for it; set first, so that nothing is submitted after the cancel.

@@ -488,6 +488,8 @@ TEST(Session, WithTwoThreadsTheBudgetAbandonsWhatIsStillCompiling) {
 class StandInQueues final : public CandidateEvaluator {
  public:
   explicit StandInQueues(int queues) : queues_(queues), device_(0us) {}
+  StandInQueues(int queues, std::chrono::microseconds latency, StandInDevice::CompileTime compile)
+      : queues_(queues), device_(latency, 3, std::move(compile)) {}
   std::string device_name() const override { return device_.device_name(); }
   Submission prepare(const spacegen::CandidateBase& candidate, double bound_ns) const override {
     return device_.prepare(candidate, bound_ns);
@@ -508,6 +510,31 @@ class StandInQueues final : public CandidateEvaluator {
   int queues_;
   StandInDevice device_;
 };
+
+// A distributed search with one searching thread collects evaluations as they end too.
+TEST(Session, OneThreadOverSeveralDeviceQueuesCollectsEvaluationsAsTheyEnd) {
+  Problem axpy("axpy", "1048576");
+  constexpr std::int64_t kSlow = 5;
+  std::atomic<std::uint64_t> slow_hash{0};
+  StandInQueues device(2, 20ms, [&](std::uint64_t hash, std::int64_t index) {
+    if (index != kSlow) return std::chrono::microseconds(10ms);
+    slow_hash = hash;
+    return std::chrono::microseconds(600ms);
+  });
+  SessionOptions options;
+  options.evals = 50;
+  std::optional<std::size_t> slow_collected;
+  std::size_t collected = 0;
+  Session session(*axpy.root, device, axpy.model.get(), options);
+  const SessionStats stats = session.run([&](Evaluated&& e) {
+    if (hash_of(*axpy.root, e.actions) == slow_hash) slow_collected = collected;
+    EXPECT_EQ(e.id, static_cast<std::int64_t>(collected++));
+  });
+  ASSERT_EQ(stats.evaluated, 50) << stats.summary();
+  ASSERT_TRUE(slow_collected);
+  EXPECT_GE(*slow_collected, static_cast<std::size_t>(kSlow + 10))
+      << "evaluations that ended while it compiled were collected before it";
+}
 
 TEST(Session, KeepsTwoCandidatesInFlightPerDeviceQueue) {
   Problem matmul("matmul", "256x256x32");
