@@ -14,7 +14,6 @@
 #include <optional>
 #include <stop_token>
 #include <thread>
-#include <type_traits>
 #include <unordered_set>
 #include <variant>
 #include <vector>
@@ -46,11 +45,8 @@ class Pipeline {
   using Measure = std::function<Evaluation(const KernelCode&, const std::shared_ptr<const Problem>&,
                                            Compiled&, const CutoffSnapshot&)>;
 
-  /// `compile` may also take the code alone (it cannot be stopped), and `measure` the cutoff
-  /// alone (std::optional<std::chrono::nanoseconds>) in place of the snapshot.
-  template <typename CompileFn, typename MeasureFn>
-  Pipeline(int compile_threads, CompileFn compile, MeasureFn measure)
-      : compile_(stoppable(std::move(compile))), measure_(with_snapshot(std::move(measure))) {
+  Pipeline(int compile_threads, Compile compile, Measure measure)
+      : compile_(std::move(compile)), measure_(std::move(measure)) {
     measurer_ = std::thread([this] { measure_loop(); });
     pool_ = std::make_unique<ThreadPool>(compile_threads);
   }
@@ -139,32 +135,6 @@ class Pipeline {
     /// Requested when the job is abandoned.
     std::stop_source abandoned;
   };
-
-  template <typename CompileFn>
-  static Compile stoppable(CompileFn compile) {
-    if constexpr (std::is_invocable_v<CompileFn&, const KernelCode&, std::stop_token>) {
-      return Compile(std::move(compile));
-    } else {
-      return [compile = std::move(compile)](const KernelCode& code, std::stop_token) mutable {
-        return compile(code);
-      };
-    }
-  }
-
-  template <typename MeasureFn>
-  static Measure with_snapshot(MeasureFn measure) {
-    if constexpr (std::is_invocable_v<MeasureFn&, const KernelCode&,
-                                      const std::shared_ptr<const Problem>&, Compiled&,
-                                      const CutoffSnapshot&>) {
-      return Measure(std::move(measure));
-    } else {
-      return [measure = std::move(measure)](
-                 const KernelCode& code, const std::shared_ptr<const Problem>& problem,
-                 Compiled& compiled, const CutoffSnapshot& snapshot) mutable {
-        return measure(code, problem, compiled, snapshot.cutoff);
-      };
-    }
-  }
 
   /// Settles every waiting job with std::future_error; returns them. Under mutex_.
   std::vector<std::shared_ptr<Job>> abandon_waiting() {

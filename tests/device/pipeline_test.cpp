@@ -54,8 +54,8 @@ TEST(Pipeline, CancelWaitingAbandonsAllButTheMeasurementUnderWay) {
   Gate measuring;
   std::atomic<int> measured = 0;
   Pipeline<int> pipeline(
-      2, [](const KernelCode&) -> Pipeline<int>::CompileResult { return 0; },
-      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&, CutoffValue) {
+      2, [](const KernelCode&, std::stop_token) -> Pipeline<int>::CompileResult { return 0; },
+      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&, const CutoffSnapshot&) {
         measuring.pass();
         ++measured;
         Evaluation e;
@@ -96,11 +96,11 @@ TEST(Pipeline, CancelWaitingThrowsAwayACompilationUnderWay) {
   std::atomic<int> measured = 0;
   Pipeline<int> pipeline(
       1,
-      [&](const KernelCode&) -> Pipeline<int>::CompileResult {
+      [&](const KernelCode&, std::stop_token) -> Pipeline<int>::CompileResult {
         compiling.pass();
         return 0;
       },
-      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&, CutoffValue) {
+      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&, const CutoffSnapshot&) {
         ++measured;
         return Evaluation{};
       });
@@ -118,9 +118,10 @@ TEST(Pipeline, ACandidateIsMeasuredWithItsCutoffAsItStandsAndOkTimesLowerIt) {
   // Measures candidate "ok" at 1 us and the others as wrong at 0.1 us, recording the cutoffs.
   std::vector<CutoffValue> seen;
   Pipeline<int> pipeline(
-      2, [](const KernelCode&) -> Pipeline<int>::CompileResult { return 0; },
-      [&](const KernelCode& code, const std::shared_ptr<const Problem>&, int&, CutoffValue cutoff) {
-        seen.push_back(cutoff);
+      2, [](const KernelCode&, std::stop_token) -> Pipeline<int>::CompileResult { return 0; },
+      [&](const KernelCode& code, const std::shared_ptr<const Problem>&, int&,
+          const CutoffSnapshot& snapshot) {
+        seen.push_back(snapshot.cutoff);
         Evaluation e;
         e.check = code.entry == "ok" ? Check::ok : Check::wrong;
         e.time_ns = code.entry == "ok" ? 1000 : 100;
@@ -137,7 +138,7 @@ TEST(Pipeline, ACandidateIsMeasuredWithItsCutoffAsItStandsAndOkTimesLowerIt) {
 TEST(Pipeline, AMeasurementSeesTheBestTimeBesideTheCutoff) {
   std::vector<CutoffSnapshot> seen;
   Pipeline<int> pipeline(
-      1, [](const KernelCode&) -> Pipeline<int>::CompileResult { return 0; },
+      1, [](const KernelCode&, std::stop_token) -> Pipeline<int>::CompileResult { return 0; },
       [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&,
           const CutoffSnapshot& snapshot) {
         seen.push_back(snapshot);
@@ -178,7 +179,7 @@ TEST(Pipeline, CancelWaitingStopsTheCompilationsUnderWay) {
   std::atomic<int> measured = 0;
   Pipeline<int> pipeline(
       2, [&](const KernelCode& code, std::stop_token stop) { return compiler(code, stop); },
-      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&, CutoffValue) {
+      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&, const CutoffSnapshot&) {
         ++measured;
         return Evaluation{};
       });
@@ -203,7 +204,7 @@ TEST(Pipeline, DestructionStopsTheCompilationsUnderWay) {
   compiler.started.release();
   auto pipeline = std::make_unique<Pipeline<int>>(
       1, [&](const KernelCode& code, std::stop_token stop) { return compiler(code, stop); },
-      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&, CutoffValue) {
+      [&](const KernelCode&, const std::shared_ptr<const Problem>&, int&, const CutoffSnapshot&) {
         return Evaluation{};
       });
   auto future = pipeline->submit(code_named("a"), nullptr);

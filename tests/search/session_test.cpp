@@ -49,10 +49,13 @@ class ScriptedDevice final : public device::Evaluator {
  public:
   explicit ScriptedDevice(std::function<device::Evaluation(CutoffValue)> measure)
       : pipeline_(
-            1, [](const device::KernelCode&) -> device::Pipeline<int>::CompileResult { return 0; },
-            [measure = std::move(measure)](const device::KernelCode&,
-                                           const std::shared_ptr<const device::Problem>&, int&,
-                                           CutoffValue cutoff) { return measure(cutoff); }) {}
+            1,
+            [](const device::KernelCode&, std::stop_token) -> device::Pipeline<int>::CompileResult {
+              return 0;
+            },
+            [measure = std::move(measure)](
+                const device::KernelCode&, const std::shared_ptr<const device::Problem>&, int&,
+                const device::CutoffSnapshot& snapshot) { return measure(snapshot.cutoff); }) {}
 
   std::string name() const override { return "stand-in"; }
   void cancel_waiting() override { pipeline_.cancel_waiting(); }
