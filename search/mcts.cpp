@@ -296,20 +296,9 @@ Proposal Mcts::propose(SearchThread& thread) {
       if (edge->visits++ == 0) {
         // A new node: a rollout from it finds the candidate.
         std::unique_ptr<CandidateBase> start = edge->child->candidate->clone();
-        p.bound_ns = edge->child->bound_ns;
-        p.memo = memo;
+        const double bound_ns = edge->child->bound_ns;
         lock.unlock();
-        bool pruned = false;
-        p.candidate = thread.rollout(std::move(start), &p.bound_ns, &pruned,
-                                     options_.mast > 0 ? moves_.get() : nullptr);
-        p.kind = p.candidate ? Proposal::Kind::candidate
-                 : pruned    ? Proposal::Kind::pruned
-                             : Proposal::Kind::dead_end;
-        if (p.candidate) {
-          memo->moves = moves_of(*p.candidate);
-          memo->candidate = p.candidate->clone();
-        }
-        return p;
+        return roll_out(thread, std::move(start), bound_ns, std::move(memo));
       }
       node = edge->child.get();
     }
@@ -408,20 +397,25 @@ std::optional<Proposal> Mcts::neighbour(SearchThread& thread) {
       }
     }
   }
+  const double bound_ns = thread.bound(*start);
+  return roll_out(thread, std::move(start), bound_ns, std::make_shared<Memo>());
+}
+
+Proposal Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBase> start, double bound_ns,
+                        std::shared_ptr<Memo> memo) {
   Proposal p;
-  p.bound_ns = thread.bound(*start);
+  p.bound_ns = bound_ns;
   bool pruned = false;
   p.candidate = thread.rollout(std::move(start), &p.bound_ns, &pruned,
                                options_.mast > 0 ? moves_.get() : nullptr);
   p.kind = p.candidate ? Proposal::Kind::candidate
            : pruned    ? Proposal::Kind::pruned
                        : Proposal::Kind::dead_end;
-  auto memo = std::make_shared<Memo>();
   if (p.candidate) {
     memo->moves = moves_of(*p.candidate);
     memo->candidate = p.candidate->clone();
   }
-  p.memo = memo;
+  p.memo = std::move(memo);
   return p;
 }
 

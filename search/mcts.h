@@ -90,6 +90,10 @@ class Mcts final : public Algorithm {
   /// A neighbour of one of the best candidates (see above); nothing when none is known yet or
   /// the dice say to descend the tree.
   std::optional<Proposal> neighbour(SearchThread& thread);
+  /// A rollout from `start` (whose bound is `bound_ns`) to the proposal it finds, `memo`
+  /// holding its candidate and moves.
+  Proposal roll_out(SearchThread& thread, std::unique_ptr<spacegen::CandidateBase> start,
+                    double bound_ns, std::shared_ptr<Memo> memo);
   /// Counts a measured candidate and keeps it among the best when it is (under mutex_).
   void remember(std::shared_ptr<const spacegen::CandidateBase> candidate, double time_ns);
 
