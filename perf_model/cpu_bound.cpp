@@ -1,10 +1,12 @@
 // The bound on the CPU device (model.h): the generated C runs a block per OpenMP iteration on
 // one core, its threads one after another, with whatever vectors the C compiler makes; so only
-// the kernel's distinct work over every core's peak, its arrays' traffic at the cache level that
-// holds them, and the launch, are sure to be paid.
+// the work every thread of every block runs, over every core's peak, its arrays' traffic at the
+// cache level that holds them, and the launch, are sure to be paid.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 
 #include "perf_model/bounds.h"
 
@@ -12,25 +14,87 @@ namespace sculpt::perf_model {
 
 namespace kind = gpu_space::values::dim_kind;
 
+namespace {
+
+constexpr spacegen::ValueSet kSequential = kind::LOOP | kind::UNROLL | kind::VECTOR;
+
+/// The fp32 operations (an FMA counting once) of one execution of an instruction.
+double operations_of(const InstFacts& f) {
+  double total = 0;
+  for (InstrClass c : {InstrClass::fp32_fma, InstrClass::fp32_add, InstrClass::fp32_mul,
+                       InstrClass::fp32_other, InstrClass::fp64, InstrClass::special}) {
+    total += f.per_execution[static_cast<std::size_t>(c)];
+  }
+  return total;
+}
+
+/// What the threads of a block run of a computing instruction, at least: the iterations of its
+/// sequential loops its value depends on (the others a compiler may hoist), in each of the
+/// threads that run it. At a thread level the instruction
+/// iterates on, as many threads as its dimension there; at any other level, every thread of the
+/// level, copies of one value the C computes again (only stores are predicated to one thread).
+/// A level an open dimension may still take counts one thread.
+struct PerThread {
+  double iterations = 1;
+  double threads = 1;
+};
+
+PerThread per_thread(const CandidateView& v, const InstFacts& f) {
+  PerThread out;
+  std::uint32_t may_own = 0;  // levels one of its dimensions may take
+  std::uint32_t own_levels = 0;
+  for (std::size_t k = 0; k < f.dims.size(); ++k) {
+    const DimView& d = v.dim(f.dims[k]);
+    if (d.may_be(kind::THREAD)) may_own |= d.levels;
+    if (d.only(kind::THREAD) && std::has_single_bit(d.levels)) {
+      out.threads *= static_cast<double>(d.lo);
+      own_levels |= d.levels;
+    } else if (f.dep_dim[k] && d.only(kSequential)) {
+      out.iterations *= static_cast<double>(d.lo);
+    }
+  }
+  for (std::uint32_t l = 0; l < 3; ++l) {
+    if (!((own_levels | may_own) & (1u << l)))
+      out.threads *= static_cast<double>(v.level_size[l].lo);
+  }
+  return out;
+}
+
+}  // namespace
+
 void cpu_bound(const CandidateView& v, const CpuRates& r, Layers layers, Bound& out) {
-  double operations = 0;  // fp32 operations, an FMA counting once
+  const double blocks_lo = v.product_lo(v.dims_of_kind(kind::BLOCK, /*certain=*/true));
+  out.counts.blocks = blocks_lo;
+  out.counts.threads_per_block = static_cast<double>(v.block_threads.lo);
+  double distinct = 0;  // fp32 operations of the kernel's distinct values
+  double executed = 0;  // those the threads of every block run
   for (const backbone::Instruction* inst : v.instructions()) {
     const InstFacts& f = v.facts.insts[inst->id.value];
-    double per_execution = 0;
-    for (InstrClass c : {InstrClass::fp32_fma, InstrClass::fp32_add, InstrClass::fp32_mul,
-                         InstrClass::fp32_other, InstrClass::fp64, InstrClass::special}) {
-      per_execution += f.per_execution[static_cast<std::size_t>(c)];
-    }
-    operations += per_execution * f.distinct;
+    const double operations = operations_of(f);
+    if (operations == 0) continue;
+    distinct += operations * f.distinct;
+    if (layers == Layers::floors) continue;
+    const PerThread t = per_thread(v, f);
+    executed += operations * blocks_lo * t.threads * t.iterations;
   }
-  // Blocks are what the cores share: fewer blocks than cores leave cores idle.
-  double cores = r.cores.value;
-  if (layers != Layers::floors) {
-    cores = std::min(cores, v.product_hi(v.dims_of_kind(kind::BLOCK, /*certain=*/false)));
-  }
+  const double cores = r.cores.value;
   out.terms.push_back(Term{"fp32", Level::device,
-                           operations / (r.fp32_per_second.value * cores) * 1e9,
-                           fmt::format("{:.4g} fp32 operations on {:g} cores", operations, cores)});
+                           distinct / (r.fp32_per_second.value * cores) * 1e9,
+                           fmt::format("{:.4g} fp32 operations on {:g} cores", distinct, cores)});
+  if (layers != Layers::floors) {
+    // Blocks are what the cores share: a core runs whole blocks, so fewer blocks than cores leave
+    // cores idle, and the busiest core runs its share rounded up.
+    const double blocks_hi = v.product_hi(v.dims_of_kind(kind::BLOCK, /*certain=*/false));
+    const double per_block = executed / blocks_lo;
+    const double busiest =
+        blocks_lo == blocks_hi ? std::ceil(blocks_lo / cores) : std::max(blocks_lo, 1.0) / cores;
+    const double work = std::max(distinct / std::min(cores, blocks_hi), per_block * busiest);
+    out.terms.push_back(
+        Term{"threads", Level::sm, work / r.fp32_per_second.value * 1e9,
+             fmt::format("{:.4g} fp32 operations run by the threads of {:g} blocks, {:.4g} on the "
+                         "busiest core",
+                         executed, blocks_lo, work)});
+  }
   const double bytes = v.facts.compulsory_bytes;
   const double footprint = v.facts.footprint_bytes;
   struct CacheLevel {

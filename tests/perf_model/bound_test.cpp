@@ -4,11 +4,15 @@
 // leads to (SCULPT_DESCENTS descents per zoo kernel at its test sizes).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <random>
+#include <string>
+#include <tuple>
 
 #include "perf_model/model.h"
 #include "search/descent.h"
+#include "search/hand_candidate.h"
 #include "search/recipes.h"
 #include "tests/zoo/zoo_names.h"
 #include "zoo/zoo.h"
@@ -157,6 +161,27 @@ TEST(Bound, ManySmallBlocksWaitForTheirDispatch) {
   EXPECT_EQ(b.bottleneck().resource, "blocks");
 }
 
+TEST(Bound, OnTheCpuEveryThreadOfALevelComputesAValueItDoesNotIndex) {
+  // axpy on 4096 elements, 32 blocks of 32 x 4 threads: the fma runs on x, 4 elements a thread in
+  // a loop, while the store's last 4 elements go to y through a temporary; so the C runs each
+  // fma on the 4 threads of y, and stores one of the copies.
+  namespace v = gpu_space::values;
+  const Description cpu = Description::named("cpu");
+  search::HandCandidate hand(zoo_kernel("axpy", "4096"), cpu.limits);
+  hand.kind("n2", v::dim_kind::BLOCK).size("n2_t0", 32).size("n2_t1", 4);
+  hand.kind("n2_t0", v::dim_kind::THREAD).level("n2_t0", 0).kind("n2_t1", v::dim_kind::LOOP);
+  hand.mapping("n2", v::dim_mapping::MERGED).mapping("n2_t0", v::dim_mapping::MERGED);
+  hand.mapping("n2_t1", v::dim_mapping::MEMORY);
+  hand.kind("n3_t1", v::dim_kind::THREAD).level("n3_t1", 1);
+  const Bound b = Model(hand.kernel(), cpu).bound(hand.complete());
+  EXPECT_EQ(b.counts.blocks, 32);
+  // The busiest core runs its share of the blocks, rounded up.
+  const CpuRates& r = *cpu.cpu;
+  const double fmas = 4096.0 * 4 / 32 * std::ceil(32 / r.cores.value);
+  const double ns = fmas / r.fp32_per_second.value * 1e9;
+  EXPECT_NEAR(term(b, "threads", Level::sm).ns, ns, ns * 1e-9) << b.explain();
+}
+
 TEST(Bound, LayersOnlyAddTerms) {
   const backbone::Kernel kernel = zoo_kernel("matmul", "256x256x32");
   const auto root = gpu_space::make_root(kernel, sm90().limits);
@@ -184,16 +209,21 @@ TEST(Bound, ExplainsItsBottleneck) {
   for (const Term& t : b.terms) EXPECT_NE(text.find(t.detail), std::string::npos) << t.resource;
 }
 
-class AncestorsNeverAboveTheirLeaf : public testing::TestWithParam<std::string> {};
+/// A zoo kernel at its test sizes, and a shipped description: the GPU's or the CPU's.
+using KernelOnDevice = std::tuple<std::string, std::string>;
+
+class AncestorsNeverAboveTheirLeaf : public testing::TestWithParam<KernelOnDevice> {};
 
 TEST_P(AncestorsNeverAboveTheirLeaf, AlongRandomDescents) {
-  const backbone::KernelInfo* info = zoo::find_kernel(GetParam());
+  const auto& [name, device] = GetParam();
+  const backbone::KernelInfo* info = zoo::find_kernel(name);
   const backbone::Kernel kernel = info->build(backbone::test_sizes(info->sizes));
-  const auto root = gpu_space::make_root(kernel, sm90().limits);
-  const Model model(kernel, sm90());
+  const Description description = Description::named(device);
+  const auto root = gpu_space::make_root(kernel, description.limits);
+  const Model model(kernel, description);
   const char* count = std::getenv("SCULPT_DESCENTS");
   const int descents = count != nullptr ? std::atoi(count) : 20;
-  std::mt19937_64 rng(std::hash<std::string>()(GetParam()));
+  std::mt19937_64 rng(std::hash<std::string>()(name));
   int edges = 0;
   int decreasing = 0;
   int violations = 0;
@@ -217,12 +247,16 @@ TEST_P(AncestorsNeverAboveTheirLeaf, AlongRandomDescents) {
     }
   }
   EXPECT_EQ(violations, 0);
-  std::printf("%s: %d edges, %.2f%% of them lower the bound\n", GetParam().c_str(), edges,
-              edges ? 100.0 * decreasing / edges : 0.0);
+  std::printf("%s on %s: %d edges, %.2f%% of them lower the bound\n", name.c_str(), device.c_str(),
+              edges, edges ? 100.0 * decreasing / edges : 0.0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, AncestorsNeverAboveTheirLeaf, testing::ValuesIn(zoo::zoo_names()),
-                         [](const auto& param) { return param.param; });
+INSTANTIATE_TEST_SUITE_P(Zoo, AncestorsNeverAboveTheirLeaf,
+                         testing::Combine(testing::ValuesIn(zoo::zoo_names()),
+                                          testing::Values("sm_90", "cpu")),
+                         [](const auto& param) {
+                           return std::get<0>(param.param) + "_" + std::get<1>(param.param);
+                         });
 
 }  // namespace
 }  // namespace sculpt::perf_model
