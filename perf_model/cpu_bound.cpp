@@ -12,6 +12,7 @@
 
 namespace sculpt::perf_model {
 
+namespace values = gpu_space::values;
 namespace kind = gpu_space::values::dim_kind;
 
 namespace {
@@ -60,6 +61,27 @@ PerThread per_thread(const CandidateView& v, const InstFacts& f) {
   return out;
 }
 
+/// The sequential loops that hold a barrier, those around both accesses of a lowered temporary
+/// (codegen/barriers.cpp), when the block has threads to wait for: the C runs the threads'
+/// loop inside them, once per iteration.
+std::vector<backbone::DimId> barrier_loops(const CandidateView& v) {
+  std::vector<backbone::DimId> out;
+  if (v.block_threads.lo <= 1) return out;
+  for (const backbone::Communication& comm : v.kernel.comms()) {
+    if (!comm.lowerable() || !v.kernel.lowered(comm.id)) continue;
+    const std::uint32_t store = v.stmt(comm.store);
+    const std::uint32_t load = v.stmt(comm.load);
+    for (const DimView& d : v.dims()) {
+      if (d.only(kind::LOOP | kind::UNROLL) && v.order(d.id, store) == values::order::OUTER &&
+          v.order(d.id, load) == values::order::OUTER &&
+          std::find(out.begin(), out.end(), d.id) == out.end()) {
+        out.push_back(d.id);
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 void cpu_bound(const CandidateView& v, const CpuRates& r, Layers layers, Bound& out) {
@@ -68,8 +90,23 @@ void cpu_bound(const CandidateView& v, const CpuRates& r, Layers layers, Bound& 
   out.counts.threads_per_block = static_cast<double>(v.block_threads.lo);
   double distinct = 0;  // fp32 operations of the kernel's distinct values
   double executed = 0;  // those the threads of every block run
+  // Steps of the loops over a block's threads: the C visits every thread of the block, idle
+  // ones included, once per iteration of the loops that hold a barrier around an instruction;
+  // a step costs at least an fp32 lane (a vector of steps at most a vector instruction).
+  double visits = 0;
+  const std::vector<backbone::DimId> barriers =
+      layers == Layers::floors ? std::vector<backbone::DimId>{} : barrier_loops(v);
   for (const backbone::Instruction* inst : v.instructions()) {
     const InstFacts& f = v.facts.insts[inst->id.value];
+    if (layers != Layers::floors) {
+      std::vector<backbone::DimId> around;
+      for (backbone::DimId d : barriers) {
+        if (v.order(d, v.stmt(inst->id)) == values::order::OUTER) around.push_back(d);
+      }
+      const double iterations = v.product_lo(around);
+      out.counts.barriers_per_block = std::max(out.counts.barriers_per_block, iterations);
+      visits = std::max(visits, blocks_lo * static_cast<double>(v.block_threads.lo) * iterations);
+    }
     const double operations = operations_of(f);
     if (operations == 0) continue;
     distinct += operations * f.distinct;
@@ -85,15 +122,15 @@ void cpu_bound(const CandidateView& v, const CpuRates& r, Layers layers, Bound& 
     // Blocks are what the cores share: a core runs whole blocks, so fewer blocks than cores leave
     // cores idle, and the busiest core runs its share rounded up.
     const double blocks_hi = v.product_hi(v.dims_of_kind(kind::BLOCK, /*certain=*/false));
-    const double per_block = executed / blocks_lo;
+    const double per_block = std::max(executed, visits) / blocks_lo;
     const double busiest =
         blocks_lo == blocks_hi ? std::ceil(blocks_lo / cores) : std::max(blocks_lo, 1.0) / cores;
     const double work = std::max(distinct / std::min(cores, blocks_hi), per_block * busiest);
     out.terms.push_back(
         Term{"threads", Level::sm, work / r.fp32_per_second.value * 1e9,
-             fmt::format("{:.4g} fp32 operations run by the threads of {:g} blocks, {:.4g} on the "
-                         "busiest core",
-                         executed, blocks_lo, work)});
+             fmt::format("{:.4g} fp32 operations run by the threads of {:g} blocks, {:.4g} "
+                         "steps of their loops over threads; {:.4g} on the busiest core",
+                         executed, blocks_lo, visits, work)});
   }
   const double bytes = v.facts.compulsory_bytes;
   const double footprint = v.facts.footprint_bytes;

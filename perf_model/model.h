@@ -58,6 +58,7 @@ struct InstructionCounts {
 struct Counts {
   ClassCounts charged{};  ///< every instruction together, and the barriers
   std::vector<InstructionCounts> instructions;
+  /// Barriers every block passes, at least: iterations of the sequential loops that hold one.
   double barriers_per_block = 0;
   double blocks = 1;             ///< fewest blocks
   double threads_per_block = 1;  ///< fewest threads per block

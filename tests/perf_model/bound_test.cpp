@@ -182,6 +182,25 @@ TEST(Bound, OnTheCpuEveryThreadOfALevelComputesAValueItDoesNotIndex) {
   EXPECT_NEAR(term(b, "threads", Level::sm).ns, ns, ns * 1e-9) << b.explain();
 }
 
+TEST(Bound, OnTheCpuTheThreadsLoopRunsOncePerIterationOfTheLoopsHoldingABarrier) {
+  // The tiled matmul recipe: 16 blocks of 16 x 16 threads, k in 4 steps of 8 through shared
+  // tiles, a barrier in each step: the C visits the block's 256 threads in every step.
+  for (const search::Recipe& recipe : search::benchmark_recipes()) {
+    if (recipe.name != "sgemm_256x256x32") continue;
+    const Description cpu = Description::named("cpu");
+    search::HandCandidate hand(zoo_kernel(recipe.kernel, recipe.sizes), cpu.limits);
+    recipe.decide(hand);
+    const Bound b = Model(hand.kernel(), cpu).bound(hand.complete());
+    EXPECT_EQ(b.counts.blocks, 16);
+    EXPECT_EQ(b.counts.threads_per_block, 256);
+    EXPECT_EQ(b.counts.barriers_per_block, 4);
+    EXPECT_NE(term(b, "threads", Level::sm).detail.find("1.638e+04 steps"), std::string::npos)
+        << b.explain();
+    return;
+  }
+  ADD_FAILURE() << "no recipe sgemm_256x256x32";
+}
+
 TEST(Bound, LayersOnlyAddTerms) {
   const backbone::Kernel kernel = zoo_kernel("matmul", "256x256x32");
   const auto root = gpu_space::make_root(kernel, sm90().limits);
