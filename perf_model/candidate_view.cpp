@@ -91,4 +91,22 @@ std::vector<DimId> CandidateView::dims_of_kind(spacegen::ValueSet kinds, bool ce
   return out;
 }
 
+std::vector<std::vector<DimId>> CandidateView::barrier_loops() const {
+  std::vector<std::vector<DimId>> out;
+  if (block_threads.lo <= 1) return out;
+  for (const backbone::Communication& comm : kernel.comms()) {
+    if (!comm.lowerable() || !kernel.lowered(comm.id)) continue;
+    const std::uint32_t store = stmt(comm.store);
+    const std::uint32_t load = stmt(comm.load);
+    std::vector<DimId>& around = out.emplace_back();
+    for (const DimView& d : dims_) {
+      if (d.only(values::dim_kind::LOOP | values::dim_kind::UNROLL) &&
+          order(d.id, store) == values::order::OUTER && order(d.id, load) == values::order::OUTER) {
+        around.push_back(d.id);
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace sculpt::perf_model

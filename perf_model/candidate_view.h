@@ -68,6 +68,11 @@ class CandidateView {
   /// Dimensions certainly (`certain`) or possibly of one of `kinds`.
   std::vector<backbone::DimId> dims_of_kind(spacegen::ValueSet kinds, bool certain) const;
 
+  /// Per lowered temporary, the sequential loops certainly around both its store and its load:
+  /// those that hold its barrier (codegen/barriers.cpp), once the block has threads to wait
+  /// for (none with one thread).
+  std::vector<std::vector<backbone::DimId>> barrier_loops() const;
+
  private:
   std::vector<DimView> dims_;
   std::vector<int> index_;  ///< by DimId: position in dims_, -1 when absent

@@ -31,10 +31,10 @@ double operations_of(const InstFacts& f) {
 
 /// What the threads of a block run of a computing instruction, at least: the iterations of its
 /// sequential loops its value depends on (the others a compiler may hoist), in each of the
-/// threads that run it. At a thread level the instruction
-/// iterates on, as many threads as its dimension there; at any other level, every thread of the
-/// level, copies of one value the C computes again (only stores are predicated to one thread).
-/// A level an open dimension may still take counts one thread.
+/// threads that run it. At a thread level the instruction iterates on, as many threads as its
+/// dimension there; at any other level, every thread of the level, copies of one value the C
+/// computes again (only stores are predicated to one thread). A level an open dimension may
+/// still take counts one thread.
 struct PerThread {
   double iterations = 1;
   double threads = 1;
@@ -61,27 +61,6 @@ PerThread per_thread(const CandidateView& v, const InstFacts& f) {
   return out;
 }
 
-/// The sequential loops that hold a barrier, those around both accesses of a lowered temporary
-/// (codegen/barriers.cpp), when the block has threads to wait for: the C runs the threads'
-/// loop inside them, once per iteration.
-std::vector<backbone::DimId> barrier_loops(const CandidateView& v) {
-  std::vector<backbone::DimId> out;
-  if (v.block_threads.lo <= 1) return out;
-  for (const backbone::Communication& comm : v.kernel.comms()) {
-    if (!comm.lowerable() || !v.kernel.lowered(comm.id)) continue;
-    const std::uint32_t store = v.stmt(comm.store);
-    const std::uint32_t load = v.stmt(comm.load);
-    for (const DimView& d : v.dims()) {
-      if (d.only(kind::LOOP | kind::UNROLL) && v.order(d.id, store) == values::order::OUTER &&
-          v.order(d.id, load) == values::order::OUTER &&
-          std::find(out.begin(), out.end(), d.id) == out.end()) {
-        out.push_back(d.id);
-      }
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 void cpu_bound(const CandidateView& v, const CpuRates& r, Layers layers, Bound& out) {
@@ -94,8 +73,15 @@ void cpu_bound(const CandidateView& v, const CpuRates& r, Layers layers, Bound& 
   // ones included, once per iteration of the loops that hold a barrier around an instruction;
   // a step costs at least an fp32 lane (a vector of steps at most a vector instruction).
   double visits = 0;
-  const std::vector<backbone::DimId> barriers =
-      layers == Layers::floors ? std::vector<backbone::DimId>{} : barrier_loops(v);
+  // Every loop that holds a barrier, once.
+  std::vector<backbone::DimId> barriers;
+  if (layers != Layers::floors) {
+    for (const std::vector<backbone::DimId>& around : v.barrier_loops()) {
+      for (backbone::DimId d : around) {
+        if (std::find(barriers.begin(), barriers.end(), d) == barriers.end()) barriers.push_back(d);
+      }
+    }
+  }
   for (const backbone::Instruction* inst : v.instructions()) {
     const InstFacts& f = v.facts.insts[inst->id.value];
     if (layers != Layers::floors) {

@@ -341,19 +341,8 @@ class GpuBound {
   /// Barriers every block passes: one per iteration of the sequential loops around both the
   /// store and the load of each lowered temporary (codegen/barriers.cpp), when threads share it.
   void barriers() {
-    if (threads_lo_ <= 1) return;
     double most = 0;
-    for (const backbone::Communication& comm : v_.kernel.comms()) {
-      if (!comm.lowerable() || !v_.kernel.lowered(comm.id)) continue;
-      const std::uint32_t store = v_.stmt(comm.store);
-      const std::uint32_t load = v_.stmt(comm.load);
-      std::vector<DimId> around;
-      for (const DimView& d : v_.dims()) {
-        if (d.only(kind::LOOP | kind::UNROLL) && v_.order(d.id, store) == values::order::OUTER &&
-            v_.order(d.id, load) == values::order::OUTER) {
-          around.push_back(d.id);
-        }
-      }
+    for (const std::vector<DimId>& around : v_.barrier_loops()) {
       most = std::max(most, v_.product_lo(around));
     }
     out_.counts.barriers_per_block = most;
