@@ -108,8 +108,8 @@ SearchRun::SearchRun(const SearchRequest& request) : s_(std::make_unique<State>(
     // the space in minutes.
     s.sizes = backbone::scaled_down(s.sizes, std::int64_t{1} << 24);
   }
-  std::optional<perf_model::Description> description =
-      search::device_description(s.device_architecture, request.description, &error);
+  std::optional<perf_model::Description> description = search::device_description(
+      s.device_architecture, request.description, &error, s.device_model);
   if (!description) throw SearchError(error, kExitUsage);
   s.description = std::move(*description);
   s.kernel = std::make_unique<backbone::Kernel>(s.info->build(s.sizes));
@@ -157,7 +157,7 @@ void SearchRun::open_folder() {
   const search::SessionOptions& options = s.request.session;
   search::RunFolder::Identity identity{
       {1, s.info->name, s.sizes.entries(), s.device_name, space_hash(), options.seed,
-       std::string(search::to_string(options.algorithm))},
+       std::string(search::to_string(options.algorithm)), s.device_model},
       search::device_language(s.device_name),
       s.what};
   try {

@@ -137,10 +137,13 @@ class GpuBound {
     return *shared ? InstrClass::shared_store : InstrClass::global_store;
   }
 
-  /// Whether a memory instruction may be a vector access along its dimension `d` (a vector
-  /// dimension of size at most 4, 16 bytes at most).
-  bool may_vectorize(const InstCost& c, const DimView& d) const {
-    return c.inst->access && d.may_be(kind::VECTOR) && d.lo * c.facts->elem_bytes <= 16;
+  /// Whether a memory instruction may access several elements at once along its dimension `d`:
+  /// a vector dimension (16 bytes at most), or an unrolled one whose consecutive accesses ptxas
+  /// merges into vector ones (four ld.shared.f32 of one thread at offsets 0, 4, 8, 12 become one
+  /// LDS.128, seen on an H200).
+  bool may_merge(const InstCost& c, const DimView& d) const {
+    return c.inst->access &&
+           ((d.may_be(kind::VECTOR) && d.lo * c.facts->elem_bytes <= 16) || d.may_be(kind::UNROLL));
   }
 
   InstCost cost(const backbone::Instruction& inst) {
@@ -160,9 +163,12 @@ class GpuBound {
     double seq_lo = 1;  // iterations of its dependence loops one thread runs, at least
     for (std::size_t k = 0; k < f.dims.size(); ++k) {
       const DimView& d = v_.dim(f.dims[k]);
-      if (may_vectorize(c, d)) widest = std::max(widest, std::min<double>(16 / f.elem_bytes, d.hi));
+      const bool merges = may_merge(c, d);
+      if (merges) widest = std::max(widest, std::min<double>(16 / f.elem_bytes, d.hi));
       if (!f.dep_dim[k] || !d.only(kSequential)) continue;
-      seq_lo *= may_vectorize(c, d) ? 1 : static_cast<double>(d.lo);
+      // 16 bytes to an access at most.
+      seq_lo *= merges ? std::ceil(static_cast<double>(d.lo * f.elem_bytes) / 16)
+                       : static_cast<double>(d.lo);
     }
     c.charged = f.distinct / widest / std::min<double>(kLanes, threads_hi_);
     if (inst.access && !f.temporary) c.charged_memory.sectors = f.footprint_sectors;
@@ -242,6 +248,25 @@ class GpuBound {
     } else {
       vector = -1;
     }
+    // ptxas merges a thread's accesses to consecutive addresses along an unrolled dimension into
+    // vector ones where their alignment shows (up to 16 bytes): the widest such merge is charged,
+    // the printed PTX's accesses are executed.
+    int merged = -1;
+    std::int64_t merge = 1;
+    for (std::size_t k = 0; inst.access && k < f.dims.size(); ++k) {
+      if (v_.dim(f.dims[k]).kinds != kind::UNROLL || stride[k] != lane_bytes) continue;
+      for (std::int64_t w = 16 / lane_bytes; w > merge; w /= 2) {
+        const std::int64_t bytes = w * lane_bytes;
+        bool aligned = sizes[k] % w == 0 && constant % bytes == 0;
+        for (std::size_t j = 0; j < f.dims.size(); ++j) {
+          if (j != k && static_cast<int>(j) != vector) aligned = aligned && stride[j] % bytes == 0;
+        }
+        if (!aligned) continue;
+        merged = static_cast<int>(k);
+        merge = w;
+        break;
+      }
+    }
     // Lanes: the instruction's thread dimensions give each lane its address; a thread
     // dimension smaller than its level leaves threads idle, and a store runs on one thread of
     // each level it does not depend on. Its block and sequential dimensions move the address
@@ -265,8 +290,9 @@ class GpuBound {
         lanes.bound[l] = std::min(lanes.bound[l], sizes[k]);
       } else if (static_cast<int>(k) != vector) {
         executed_shifts.push_back({stride[k], sizes[k]});
+        const std::int64_t w = static_cast<int>(k) == merged ? merge : 1;
         if (f.dep_dim[k] || d.kinds == kind::BLOCK) {
-          charged_shifts.push_back({stride[k], sizes[k]});
+          charged_shifts.push_back({stride[k] * w, sizes[k] / w});
         } else {
           hoistable *= static_cast<double>(sizes[k]);
         }
@@ -277,6 +303,8 @@ class GpuBound {
         if (!own_level[l] && lanes.block[l] > 1) lanes.bound[l] = 0;
       }
     }
+    LaneShape merged_lanes = lanes;
+    merged_lanes.lane_bytes *= static_cast<std::uint32_t>(merge);
     // Blocks of dimensions it does not iterate on run it too, as copies.
     std::vector<DimId> own_blocks;
     for (DimId d : f.dims) {
@@ -301,10 +329,11 @@ class GpuBound {
       return t;
     };
     c.charged_memory = in_its_space(
-        scaled(warp_totals(lanes, charged_shifts, constant, sector, banks), other_blocks));
+        scaled(warp_totals(merged_lanes, charged_shifts, constant, sector, banks), other_blocks));
     if (f.temporary && !shared) {
       // A module's global array is aligned to 16 bytes only: charge the cheaper placement.
-      const WarpTotals moved = warp_totals(lanes, charged_shifts, constant + 16, sector, banks);
+      const WarpTotals moved =
+          warp_totals(merged_lanes, charged_shifts, constant + 16, sector, banks);
       c.charged_memory.sectors = std::min(c.charged_memory.sectors, moved.sectors * other_blocks);
     }
     c.charged = c.charged_memory.accesses;

@@ -27,13 +27,15 @@ perf_model::Description gpu_description(const device::GpuCharacteristics& measur
 #endif
 
 /// `requested` (a shipped description's name or a file) when not empty; else the description
-/// of `device`: a GPU's architecture (device::Evaluator::architecture, "sm_90"), the shipped
-/// description of that name; "cuda" (a log's device) and "stand-in" (search/stand_in_device.h),
-/// the shipped sm_90; "cpu", this machine's CPU, measured once (a few seconds) and kept in the
-/// user's cache folder for the next searches.
+/// of `device`: for a GPU, the shipped description of its model (`model`, as
+/// device::Evaluator::model says, is its `about`: "NVIDIA H200 (sm_90)" is h200), else the one
+/// named after its architecture (device::Evaluator::architecture, "sm_90"; "cuda", a log's
+/// device, and "stand-in", search/stand_in_device.h: sm_90); "cpu", this machine's CPU, measured
+/// once (a few seconds) and kept in the user's cache folder for the next searches.
 /// Nothing, with a message, when it cannot be had (a GPU no shipped description describes).
 std::optional<perf_model::Description> device_description(std::string_view device,
                                                           const std::string& requested,
-                                                          std::string* error);
+                                                          std::string* error,
+                                                          std::string_view model = {});
 
 }  // namespace sculpt::search

@@ -96,6 +96,7 @@ LogHeader header_of(const json& j) {
   }
   h.seed = field<std::uint64_t>(j, "seed");
   h.algorithm = optional_field<std::string>(j, "algorithm", "");
+  h.model = optional_field<std::string>(j, "model", "");
   return h;
 }
 
@@ -267,11 +268,11 @@ EventLog EventLog::create(const std::filesystem::path& path, const LogHeader& he
   if (!out) throw std::runtime_error("cannot write " + path.string());
   json sizes = json::object();
   for (const auto& [name, value] : header.sizes) sizes[name] = value;
-  const json line = {
-      {"kind", "header"},        {"format", header.format},
-      {"kernel", header.kernel}, {"sizes", sizes},
-      {"device", header.device}, {"space_hash", fmt::format("{:016x}", header.space_hash)},
-      {"seed", header.seed},     {"algorithm", header.algorithm}};
+  json line = {{"kind", "header"},        {"format", header.format},
+               {"kernel", header.kernel}, {"sizes", sizes},
+               {"device", header.device}, {"space_hash", fmt::format("{:016x}", header.space_hash)},
+               {"seed", header.seed},     {"algorithm", header.algorithm}};
+  if (!header.model.empty()) line["model"] = header.model;
   EventLog log(std::move(lock), std::move(out));
   log.write_line(line.dump());
   return log;

@@ -24,6 +24,10 @@ struct LogHeader {
   std::uint64_t space_hash = 0;
   std::uint64_t seed = 0;
   std::string algorithm;
+  /// Which device exactly, as device::Evaluator::model says ("NVIDIA H200 (sm_90)", "cpu"): its
+  /// model's description is the one whose bounds the log holds (search::device_description).
+  /// Empty in logs written before it was recorded.
+  std::string model;
   friend bool operator==(const LogHeader&, const LogHeader&) = default;
 };
 

@@ -66,7 +66,8 @@ LoggedSearch LoggedSearch::open(const std::filesystem::path& path, const std::st
     s.sizes_ = lookup.sizes;
   }
   std::string error;
-  std::optional<perf_model::Description> d = device_description(header.device, description, &error);
+  std::optional<perf_model::Description> d =
+      device_description(header.device, description, &error, header.model);
   if (!d) throw std::runtime_error(error);
   s.description_ = std::move(*d);
   s.kernel_ = std::make_unique<const backbone::Kernel>(s.info_->build(s.sizes_));

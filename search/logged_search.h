@@ -23,10 +23,10 @@ class LoggedSearch {
  public:
   /// Reads `path` (a log, or a run folder holding log.jsonl) and rebuilds its space (of a zoo
   /// kernel, or of a definition the run folder keeps, frontend/definition.h) with
-  /// `description` (a shipped description's name or a file; empty: the logged device's, as
-  /// search::device_description says). Throws std::runtime_error with one message naming the
-  /// file and line: an unreadable or damaged log, an unknown kernel or sizes, a log written on
-  /// another version of the space (its space hash), an unknown description.
+  /// `description` (a shipped description's name or a file; empty: the logged device's and
+  /// model's, as search::device_description says). Throws std::runtime_error with one message
+  /// naming the file and line: an unreadable or damaged log, an unknown kernel or sizes, a log
+  /// written on another version of the space (its space hash), an unknown description.
   static LoggedSearch open(const std::filesystem::path& path, const std::string& description = "");
 
   LoggedSearch(LoggedSearch&&) noexcept;

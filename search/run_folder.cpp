@@ -37,10 +37,13 @@ RunFolder RunFolder::resume(
   });
   if (!contents.ok()) throw std::runtime_error(contents.error);
   if (!refused.empty()) throw std::runtime_error(refused);
-  if (!(contents.header == identity.header)) {
+  // A log written before models were recorded is taken to be of this one.
+  LogHeader logged = contents.header;
+  if (logged.model.empty()) logged.model = identity.header.model;
+  if (!(logged == identity.header)) {
     throw std::runtime_error(
-        fmt::format("{} was written by another search (kernel, sizes, device, space, seed or "
-                    "algorithm differ): start a new one with another --out",
+        fmt::format("{} was written by another search (kernel, sizes, device, its model, space, "
+                    "seed or algorithm differ): start a new one with another --out",
                     path.string()));
   }
   return RunFolder(dir, std::move(identity), EventLog::append_to(std::move(lock), contents),

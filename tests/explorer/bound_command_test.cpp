@@ -23,6 +23,7 @@ TEST(BoundCommand, ExplainsALoggedCandidateAsTheSearchBoundIt) {
   const LogContents log = read_log(dir / "log.jsonl");
   ASSERT_TRUE(log.ok()) << log.error;
   ASSERT_EQ(log.evaluations.size(), 3u);
+  EXPECT_EQ(log.header.model, "cpu");
   const LogEvaluation& e = log.evaluations[1];
   ASSERT_TRUE(e.bound_ns);
   ASSERT_TRUE(e.time_ns);
@@ -44,6 +45,26 @@ TEST(BoundCommand, ExplainsALoggedCandidateAsTheSearchBoundIt) {
   const Outcome best = run_sculpt({"bound", (dir / "log.jsonl").string()});
   ASSERT_EQ(best.code, kExitOk) << best.err;
   EXPECT_NE(best.out.find("candidate "), std::string::npos) << best.out;
+}
+
+TEST(BoundCommand, ALogOfAGpuIsBoundWithTheDescriptionOfItsModel) {
+  // An H200's search (tests/perf_model/h200/), its header naming the GPU as searches now do.
+  std::ifstream in(std::string(SCULPT_SOURCE_DIR) + "/tests/perf_model/h200/axpy_67108864.jsonl");
+  std::string header, rest, line;
+  std::getline(in, header);
+  while (std::getline(in, line)) rest += line + "\n";
+  ASSERT_EQ(header.back(), '}');
+  header.insert(header.size() - 1, R"x(,"model":"NVIDIA H200 (sm_90)")x");
+  const std::filesystem::path dir = fresh_dir("bound_h200");
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "log.jsonl") << header << "\n" << rest;
+
+  const Outcome h200 = run_sculpt({"bound", dir.string()});
+  ASSERT_EQ(h200.code, kExitOk) << h200.err;
+  EXPECT_TRUE(h200.out.starts_with("axpy 67108864 on h200, candidate ")) << h200.out;
+  const Outcome asked = run_sculpt({"bound", dir.string(), "--description", "sm_90"});
+  ASSERT_EQ(asked.code, kExitOk) << asked.err;
+  EXPECT_TRUE(asked.out.starts_with("axpy 67108864 on sm_90, candidate ")) << asked.out;
 }
 
 TEST(BoundCommand, ExplainsAKernelsRootOnTheGpu) {

@@ -8,9 +8,11 @@
 #include <cstdlib>
 
 #include "device/cuda_evaluator.h"
+#include "search/device_description.h"
 #include "search/problem.h"
 #include "search/recipes.h"
 #include "search/session.h"
+#include "support/check.h"
 #include "zoo/zoo.h"
 
 namespace sculpt::perf_model {
@@ -30,8 +32,15 @@ class OnTheGpu : public testing::Test {
     static auto* evaluator = new device::CudaEvaluator();
     return *evaluator;
   }
-  static const Description& sm90() {
-    static const Description d = Description::named("sm_90");
+  /// The description a search of this GPU reads (an H100's sm_90, an H200's h200).
+  static const Description& described() {
+    static const Description d = [] {
+      std::string error;
+      std::optional<Description> found =
+          search::device_description(gpu().architecture(), "", &error, gpu().model());
+      SCULPT_CHECK(found) << error;
+      return *found;
+    }();
     return d;
   }
 };
@@ -55,8 +64,8 @@ TEST_P(GpuBound, RandomCandidatesAreNeverFasterThanTheirBound) {
   const zoo::ZooLookup lookup = zoo::lookup_kernel(name, size);
   ASSERT_TRUE(lookup.ok()) << lookup.error;
   const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
-  const auto root = gpu_space::make_root(kernel, sm90().limits);
-  const Model model(kernel, sm90());
+  const auto root = gpu_space::make_root(kernel, described().limits);
+  const Model model(kernel, described());
   search::SessionOptions options;
   options.algorithm = search::AlgorithmKind::random;
   const char* count = std::getenv("SCULPT_CANDIDATES");
@@ -101,7 +110,7 @@ TEST_F(GpuBoundRecipes, AreNeverFasterThanTheirBound) {
     const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
     search::HandCandidate hand(kernel);
     r.decide(hand);
-    const Bound bound = Model(kernel, sm90()).bound(hand.complete());
+    const Bound bound = Model(kernel, described()).bound(hand.complete());
     const device::Evaluation e =
         gpu().evaluate(search::kernel_code(hand.complete(), device::Language::ptx, "recipe"),
                        search::make_problem(*lookup.info, lookup.sizes, kernel, 5));
