@@ -1,8 +1,8 @@
 // `sculpt characterize`: measures this machine's CPU (device/cpu_characterization.h) or its GPU 0
 // (device/gpu_characterization.h), prints each figure of its description with where it comes
 // from, writes the description (perf_model/description.h) to --out, and compares it with the
-// shipped description of the same name ("cpu", "sm_90"), flagging the figures more than 25%
-// apart.
+// shipped description of the same GPU ("h200"), else of the same name ("cpu", "sm_90"),
+// flagging the figures more than 25% apart.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -55,16 +55,22 @@ std::vector<perf_model::NamedFigure> figures_of(const perf_model::Description& d
   return d.gpu ? perf_model::figures(*d.gpu) : perf_model::figures(*d.cpu);
 }
 
-/// Prints how far each measured figure is from the shipped description of the same name.
+/// Prints how far each measured figure is from the shipped description of the same GPU (whose
+/// `about` is the measured one's), else of the same name.
 void compare_with_shipped(const perf_model::Description& measured) {
   const std::vector<std::string> shipped_names = perf_model::Description::shipped();
-  if (std::find(shipped_names.begin(), shipped_names.end(), measured.name) == shipped_names.end()) {
-    fmt::print("no shipped description '{}' to compare with\n", measured.name);
+  std::string name = measured.name;
+  for (const std::string& n : shipped_names) {
+    const perf_model::Description d = perf_model::Description::named(n);
+    if (d.gpu && measured.gpu && d.about == measured.about) name = n;
+  }
+  if (std::find(shipped_names.begin(), shipped_names.end(), name) == shipped_names.end()) {
+    fmt::print("no shipped description '{}' to compare with\n", name);
     return;
   }
-  const perf_model::Description shipped = perf_model::Description::named(measured.name);
+  const perf_model::Description shipped = perf_model::Description::named(name);
   SCULPT_CHECK(shipped.gpu.has_value() == measured.gpu.has_value())
-      << "the shipped description '" << measured.name << "' is of another kind of device";
+      << "the shipped description '" << name << "' is of another kind of device";
   fmt::print("against the shipped description '{}' ({}):\n", shipped.name, shipped.about);
   const std::vector<perf_model::NamedFigure> old_figures = figures_of(shipped);
   const std::vector<perf_model::NamedFigure> new_figures = figures_of(measured);

@@ -220,8 +220,10 @@ CUresult CUDAAPI cuDeviceGet(CUdevice* device, int ordinal) {
   return CUDA_SUCCESS;
 }
 
+// SCULPT_FAKE_CUDA_NAME names it as another GPU ("NVIDIA H200").
 CUresult CUDAAPI cuDeviceGetName(char* name, int length, CUdevice) {
-  write_log(name, static_cast<std::size_t>(length), "Fake GPU");
+  const char* named = std::getenv("SCULPT_FAKE_CUDA_NAME");
+  write_log(name, static_cast<std::size_t>(length), named != nullptr ? named : "Fake GPU");
   return CUDA_SUCCESS;
 }
 

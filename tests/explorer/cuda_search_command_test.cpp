@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -33,6 +34,7 @@ TEST(CudaSearchCommand, SearchesOnTheCudaDeviceAndWritesItsBestPtx) {
   LogContents log = read_log(dir / "log.jsonl");
   ASSERT_TRUE(log.ok()) << log.error;
   EXPECT_EQ(log.header.device, "cuda");
+  EXPECT_EQ(log.header.model, "Fake GPU (sm_90)");
   ASSERT_EQ(log.evaluations.size(), 6u);
   for (const LogEvaluation& e : log.evaluations) {
     // Some are timed less than planned (past the cutoff), none is wrong or faults.
@@ -50,6 +52,26 @@ TEST(CudaSearchCommand, SearchesOnTheCudaDeviceAndWritesItsBestPtx) {
   const Outcome replay = run_sculpt({"replay", dir.string()});
   ASSERT_EQ(replay.code, kExitOk) << replay.err;
   EXPECT_EQ(replay.out, best.str().substr(best.str().find('\n') + 1));
+}
+
+// A GPU sculpt ships a description of is searched with it, and its log is read with it again.
+TEST(CudaSearchCommand, AnH200IsSearchedWithItsOwnDescription) {
+  std::string why;
+  if (!device::cuda_available(&why)) {
+    GTEST_SKIP() << "no CUDA driver answers (CTest puts the fake one on the library path): " << why;
+  }
+  ASSERT_EQ(setenv("SCULPT_FAKE_CUDA_NAME", "NVIDIA H200", 1), 0);
+  const std::filesystem::path dir = fresh_dir("cuda_search_h200");
+  const Outcome o = run_sculpt({"search", "--kernel", "axpy", "--size", "4096", "--device", "cuda",
+                                "--evals", "2", "--out", dir.string()});
+  unsetenv("SCULPT_FAKE_CUDA_NAME");
+  ASSERT_EQ(o.code, kExitOk) << o.err;
+  const LogContents log = read_log(dir / "log.jsonl");
+  ASSERT_TRUE(log.ok()) << log.error;
+  EXPECT_EQ(log.header.model, "NVIDIA H200 (sm_90)");
+  const Outcome bound = run_sculpt({"bound", dir.string()});
+  ASSERT_EQ(bound.code, kExitOk) << bound.err;
+  EXPECT_TRUE(bound.out.starts_with("axpy 4096 on h200, candidate ")) << bound.out;
 }
 
 // A CPU search's best, checked and timed again on the GPU.
