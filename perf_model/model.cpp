@@ -24,8 +24,10 @@ std::string_view to_string(Level level) {
 }
 
 std::string Bound::explain() const {
-  std::string out = fmt::format("lower bound {}: bound by {} ({})\n", support::format_ns(ns),
-                                bottleneck().resource, to_string(bottleneck().level));
+  std::string out = fmt::format(
+      "lower bound {}: bound by {} ({}){}\n", support::format_ns(ns), bottleneck().resource,
+      to_string(bottleneck().level),
+      launch_ns > 0 ? fmt::format(" after the launch ({})", support::format_ns(launch_ns)) : "");
   for (const Term& t : terms) {
     out += fmt::format("  {:<8} {:<6} {:>12}  {}\n", t.resource, to_string(t.level),
                        support::format_ns(t.ns), t.detail);
@@ -57,7 +59,7 @@ Bound Model::bound(const gpu_space::Candidate& candidate, Layers layers, Countin
   }
   std::stable_sort(out.terms.begin(), out.terms.end(),
                    [](const Term& a, const Term& b) { return a.ns > b.ns; });
-  out.ns = out.terms.front().ns;
+  out.ns = out.launch_ns + out.terms.front().ns;
   return out;
 }
 

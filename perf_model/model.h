@@ -65,7 +65,11 @@ struct Counts {
 };
 
 struct Bound {
+  /// The launch, then the largest term.
   double ns = 0;
+  /// What a GPU's timed run pays before the work: an empty kernel's launch as the device times
+  /// one. 0 on the CPU, where the launch is a term like the others.
+  double launch_ns = 0;
   /// Every term, largest first: the first is the bottleneck.
   std::vector<Term> terms;
   Counts counts;

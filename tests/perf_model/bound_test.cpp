@@ -201,6 +201,23 @@ TEST(Bound, OnTheCpuTheThreadsLoopRunsOncePerIterationOfTheLoopsHoldingABarrier)
   ADD_FAILURE() << "no recipe sgemm_256x256x32";
 }
 
+// A timed run on a GPU is a launch, then the work (the GPU's rates were measured less the
+// launch floor); on the CPU the launch is one term among the others.
+TEST(Bound, OnTheGpuTheLaunchComesBeforeTheWork) {
+  const Bound gpu = recipe_bound("sgemm_256x256x32");
+  EXPECT_EQ(gpu.launch_ns, sm90().gpu->launch_floor_ns.value);
+  EXPECT_EQ(gpu.ns, gpu.launch_ns + gpu.bottleneck().ns);
+  for (const Term& t : gpu.terms) EXPECT_NE(t.resource, "launch");
+
+  const Description cpu = Description::named("cpu");
+  const backbone::Kernel kernel = zoo_kernel("matmul", "256x256x32");
+  const Bound root = bound(*gpu_space::make_root(kernel, cpu.limits), cpu);
+  EXPECT_EQ(root.launch_ns, 0);
+  EXPECT_EQ(root.ns, root.bottleneck().ns);
+  EXPECT_TRUE(std::any_of(root.terms.begin(), root.terms.end(),
+                          [](const Term& t) { return t.resource == "launch"; }));
+}
+
 TEST(Bound, LayersOnlyAddTerms) {
   const backbone::Kernel kernel = zoo_kernel("matmul", "256x256x32");
   const auto root = gpu_space::make_root(kernel, sm90().limits);
@@ -224,7 +241,7 @@ TEST(Bound, ExplainsItsBottleneck) {
   const Bound b = recipe_bound("axpy_2^26");
   const std::string text = b.explain();
   EXPECT_TRUE(text.starts_with("lower bound ")) << text;
-  EXPECT_NE(text.find("bound by dram (device)"), std::string::npos) << text;
+  EXPECT_NE(text.find("bound by dram (device) after the launch (1 us)"), std::string::npos) << text;
   for (const Term& t : b.terms) EXPECT_NE(text.find(t.detail), std::string::npos) << t.resource;
 }
 

