@@ -10,7 +10,8 @@ libcuda, in the primary context PyTorch uses), launched on random inputs, and ti
 cublas_reference.py times cuBLAS: the summed device time of the kernels of 30 calls under the
 PyTorch profiler (CUPTI activity), divided by 30. Event timing would add the host's launch
 overhead to short kernels. Writes OUT_DIR/compare.json and prints one line per case with the
-ratio sculpt / cuBLAS (below 1: sculpt is faster).
+ratio sculpt / cuBLAS (below 1: sculpt is faster), and the model's bound on the work (bench_gpu's
+`bound_work_us`), flagged when the kernel-only time is below it by more than 2%.
 """
 import ctypes
 import json
@@ -23,6 +24,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 CALLS = 30
+NOISE = 1.02
 DTYPES = {"f32": torch.float32, "f64": torch.float64, "i32": torch.int32}
 SCALARS = {"f32": ctypes.c_float, "f64": ctypes.c_double, "i32": ctypes.c_int32}
 
@@ -98,11 +100,15 @@ def main():
         size = re.match(r"(sgemm_\d+x\d+x\d+|axpy_2\^\d+)", case["name"])
         theirs = reference.get((size.group(1) if size else case["name"]) + "_kernel_us")
         ratio = ours / theirs if theirs else None
+        # The model's bound on the work: a kernel-only time below it is a violation.
+        work = case.get("bound_work_us") or 0
         results.append({"name": case["name"], "sculpt_kernel_us": round(ours, 2),
                         "cublas_kernel_us": theirs, "ratio": ratio and round(ratio, 3),
-                        "event_us": case["event_us"]})
+                        "event_us": case["event_us"], "bound_work_us": round(work, 2),
+                        "below_bound": ours * NOISE < work})
         print(f"{case['name']:<24} sculpt {ours:10.2f} us  cuBLAS {theirs or 0:10.2f} us  "
-              f"ratio {ratio or float('nan'):6.3f}")
+              f"ratio {ratio or float('nan'):6.3f}  bound's work {work:10.2f} us"
+              f"{'  BELOW THE BOUND' if ours * NOISE < work else ''}")
     (out_dir / "compare.json").write_text(json.dumps(
         {"cases": results, "cublas": reference, "device": torch.cuda.get_device_name()}, indent=1))
 

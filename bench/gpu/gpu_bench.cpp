@@ -2,7 +2,8 @@
 // with cuBLAS on the GPU machine: each is lowered, printed as PTX (and CUDA C, for people),
 // checked and timed on the CUDA device (median of CUDA-event-timed launches), and described in
 // OUT/cases.json so that compare.py can time the same PTX kernel-only under the profiler, like
-// cuBLAS. Without a GPU it checks the candidates on the CPU device at small sizes instead (a
+// cuBLAS, beside the model's bound on its work (the bound less the launch, on the description of
+// this GPU), which no kernel-only time may be below. Without a GPU it checks the candidates on the CPU device at small sizes instead (a
 // smoke test of the recipes; a search's best runs at its own size).
 //
 //   bench_gpu OUT_DIR               the recipes (search/recipes.h)
@@ -20,6 +21,8 @@
 #include "codegen/lower.h"
 #include "device/cpu_evaluator.h"
 #include "perf_model/description.h"
+#include "perf_model/model.h"
+#include "search/device_description.h"
 #include "search/candidate_evaluator.h"
 #include "search/event_log.h"
 #include "search/problem.h"
@@ -114,6 +117,10 @@ int main(int argc, char** argv) {
   }
 #endif
   if (!device) device = std::make_unique<device::CpuEvaluator>();
+  std::string error;
+  const std::optional<perf_model::Description> description =
+      search::device_description(device->architecture(), "", &error, device->model());
+  if (!description) std::fprintf(stderr, "no bounds: %s\n", error.c_str());
   std::vector<Case> cases;
   if (argc > 2) {
     for (int i = 2; i < argc; ++i) cases.push_back(best_of_run(argv[i]));
@@ -165,6 +172,11 @@ int main(int argc, char** argv) {
     }
     const double us = e.time_ns ? *e.time_ns / 1e3 : 0;
     const double gflops = us > 0 ? c.flops / us / 1e3 : 0;
+    double work_us = 0;
+    if (description) {
+      const perf_model::Bound b = perf_model::Model(kernel, *description).bound(candidate);
+      work_us = (b.ns - b.launch_ns) / 1e3;
+    }
     all.push_back({{"name", c.name},
                    {"kernel", c.kernel},
                    {"size", c.sizes},
@@ -178,7 +190,8 @@ int main(int argc, char** argv) {
                    {"message", e.message},
                    {"event_us", us},
                    {"spread_us", e.spread_ns / 1e3},
-                   {"gflops", gflops}});
+                   {"gflops", gflops},
+                   {"bound_work_us", work_us}});
     fmt::print("{:<24} {:<14} {:>10.2f} us  {:>8.1f} GFLOP/s  {}\n", c.name,
                std::string(device::to_string(e.check)), us, gflops, e.message.substr(0, 120));
   }

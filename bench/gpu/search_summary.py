@@ -8,7 +8,8 @@ candidates (Spearman's rank correlation of bound and time over those that checke
 COMPARE_JSON is what compare.py wrote for the searches' best candidates (bench_gpu OUT RUN_DIR...):
 the best PTX and cuBLAS timed kernel-only, the same way, in the same call. A bound violation is
 an evaluation that checked ok in less than its bound divided by 1.02 (the noise the model step
-allows). Prints the lines and writes search_summary.json beside COMPARE_JSON.
+allows), or the best whose kernel-only time is so far below the bound on its work (the bound less
+the launch). Prints the lines and writes search_summary.json beside COMPARE_JSON.
 """
 import json
 import pathlib
@@ -52,6 +53,10 @@ def summarize(run_dir, compared):
     size = "x".join(str(v) for v in header["sizes"].values())
     case = next((c for c in compared if c["name"].endswith(size) or
                  (header["kernel"] == "axpy" and c["name"].startswith("axpy"))), None)
+    # The best timed kernel-only, against the bound on its work (without the launch).
+    if case and case.get("below_bound"):
+        violations.append(f"{best['id']} (kernel-only {case['sculpt_kernel_us']} us, "
+                          f"the bound's work {case['bound_work_us']} us)")
     return {
         "kernel": header["kernel"],
         "size": size,
