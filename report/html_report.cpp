@@ -635,11 +635,14 @@ class Page {
         {"walks cut by the bound", number("pruned")},
         {"faster than their bound",
          [](const nlohmann::json& j) {
-           // A violation stops the bound from cutting (search/README.md): say from which one.
+           // A violation widens the cut (search/README.md): say from which one, and how far.
            const nlohmann::json first = j.value("first_violation", nlohmann::json());
            return first.is_object()
-                      ? fmt::format("{} (the first: candidate {}; the bound stopped cutting)",
-                                    j.value("bound_violations", 0LL), first.value("id", 0LL))
+                      ? fmt::format(
+                            "{} (the first: candidate {}; the bound then cut past {:.3g} times "
+                            "the best time)",
+                            j.value("bound_violations", 0LL), first.value("id", 0LL),
+                            j.value("slack", 1.0))
                       : std::string("0");
          }},
         {"candidates found again", number("repeats")},

@@ -123,7 +123,7 @@ struct Mcts::Node {
   /// Nothing below it is left to propose: a dead end, a candidate proposed, or dead children.
   bool dead = false;
   /// The cut at which every child was found dead or cut: the node stays cut while the cut is
-  /// at most this (the cut only decreases, unless the bound proves wrong and stops cutting).
+  /// at most this (the cut only decreases, unless the bound proves wrong and the cut widens).
   double cut_at = 0;
   /// The decision its edges take; nothing for a fully specified candidate.
   std::optional<InstanceRef> decision;

@@ -4,8 +4,8 @@
 // child with a probability weighted by how far its bound is below the cut. A node keeps its
 // bound and is ignored once the bound is at least the best time measured; a node whose children
 // are all dead dies, one whose children are all dead or cut is cut until the cut rises (when the
-// bound proves wrong and stops cutting), and a fully specified one dies once proposed, so the
-// search never proposes a leaf twice and ends when the root is dead or cut.
+// bound proves wrong and the cut widens past its error), and a fully specified one dies once
+// proposed, so the search never proposes a leaf twice and ends when the root is dead or cut.
 //
 // Tree policies:
 // - TAG, Threshold Ascent on Graph (the paper's default): each edge keeps the best `topk` times

@@ -27,6 +27,12 @@ struct SearchClocks {
   std::atomic<std::int64_t> paused_ns{0};
 };
 
+/// Once the bound proved wrong, how much above the best time, past its worst misjudgement, a
+/// bound must be to cut: a candidate timed past 4 times the best is cut short anyway
+/// (SessionOptions::cutoff), and a bound thousands of times above it (a grid of one thread
+/// running 2^26 iterations) still spares the device seconds of a run it would kill.
+inline constexpr double kMisjudgedMargin = 4;
+
 /// What the threads of one search share.
 struct SearchContext {
   SearchContext(const DecisionOrder& order, const perf_model::Model* model,
@@ -38,10 +44,11 @@ struct SearchContext {
   const CandidateEvaluator& evaluator;
   /// The best time measured so far; infinity before the first.
   std::atomic<double> cut{std::numeric_limits<double>::infinity()};
-  /// Set once a candidate ran faster than its bound: the model misjudges this device (a
-  /// description measured on a busy machine, another GPU than the one described), so its bounds
-  /// stop cutting; they still weigh rollouts.
-  std::atomic<bool> bound_violated{false};
+  /// What the best time is multiplied by before a bound is compared with it: 1 until a
+  /// candidate runs faster than its bound. The model then misjudges this device (a description
+  /// measured on a busy machine, another GPU than the one described), so the cut takes the
+  /// worst misjudgement seen (bound / time) times kMisjudgedMargin.
+  std::atomic<double> slack{1};
   SearchClocks clocks;
 };
 
@@ -65,12 +72,11 @@ class SearchThread {
  public:
   SearchThread(SearchContext& context, std::uint64_t seed) : context_(context), rng_(seed) {}
 
-  /// What a bound must be below to be worth evaluating: the best time measured so far, or
-  /// infinity once the bound proved wrong (SearchContext::bound_violated).
+  /// What a bound must be below to be worth evaluating: the best time measured so far, times
+  /// the slack a wrong bound earned (SearchContext::slack).
   double cut() const {
-    return context_.bound_violated.load(std::memory_order_relaxed)
-               ? std::numeric_limits<double>::infinity()
-               : context_.cut.load(std::memory_order_relaxed);
+    return context_.cut.load(std::memory_order_relaxed) *
+           context_.slack.load(std::memory_order_relaxed);
   }
   std::mt19937_64& rng() { return rng_; }
   const DecisionOrder& order() const { return context_.order; }

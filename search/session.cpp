@@ -89,10 +89,11 @@ std::string SessionStats::summary() const {
               ? fmt::format(
                     "\nbound: {} candidate{} ran faster than the model's lower bound (the first, "
                     "candidate {}: {} measured, bound {}); the model misjudges this device, so "
-                    "the bound stopped cutting (`sculpt characterize` measures the device again)",
+                    "the bound cut only what it put over {:.3g} times the best time (`sculpt "
+                    "characterize` measures the device again)",
                     bound_violations, bound_violations == 1 ? "" : "s", first_violation->id,
                     support::format_ns(first_violation->time_ns),
-                    support::format_ns(first_violation->bound_ns))
+                    support::format_ns(first_violation->bound_ns), slack)
               : std::string());
 }
 
@@ -109,6 +110,7 @@ std::string SessionStats::to_json() const {
       {"cut_short", cut_short},
       {"killed", killed},
       {"bound_violations", bound_violations},
+      {"slack", slack},
       {"first_violation", first_violation
                               ? nlohmann::ordered_json{{"id", first_violation->id},
                                                        {"time_ns", first_violation->time_ns},
@@ -256,6 +258,7 @@ class Session::Run {
                                                                                    : "evaluations";
     stats_.bound_violations = s_.violations_;
     stats_.first_violation = s_.first_violation_;
+    stats_.slack = s_.context_->slack.load();
     stats_.propagation_s = seconds(c.propagation_ns) - clocks_before_[0];
     stats_.model_s = seconds(c.model_ns) - clocks_before_[1];
     stats_.codegen_s = seconds(c.codegen_ns) - clocks_before_[2];
@@ -596,7 +599,8 @@ namespace sculpt::search {
 void Session::note_violation(std::int64_t id, double time_ns, double bound_ns) {
   ++violations_;
   if (!first_violation_) first_violation_ = SessionStats::Violation{id, time_ns, bound_ns};
-  context_->bound_violated = true;
+  const double slack = kMisjudgedMargin * bound_ns / time_ns;
+  if (slack > context_->slack.load()) context_->slack = slack;
 }
 
 SessionStats Session::run(const std::function<void(Evaluated&&)>& on_evaluated) {

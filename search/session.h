@@ -11,9 +11,9 @@
 // in flight) and numbers them as it collects them. With one thread it also does the searching,
 // at fixed points (between collections, each of the oldest evaluation in flight), so that a seed
 // fixes the whole search. A candidate is submitted only when its bound is below the best time
-// collected so far (until a candidate runs faster than its bound: the model is then wrong for
-// this device and its bound stops cutting), and a candidate already evaluated is never measured
-// again (the algorithm hears its time again).
+// collected so far (once a candidate runs faster than its bound, the model is wrong for this
+// device: then below the best time times 4 times the worst bound / time seen), and a candidate
+// already evaluated is never measured again (the algorithm hears its time again).
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -99,9 +99,11 @@ struct SessionStats {
     double bound_ns = 0;
   };
   /// Evaluations measured faster than their bound, a resumed log's included; from the first on,
-  /// the bound no longer cuts (SearchContext::bound_violated). The first is named in the summary.
+  /// the bound cuts only past the best time times `slack` (SearchContext::slack). The first is
+  /// named in the summary.
   std::int64_t bound_violations = 0;
   std::optional<Violation> first_violation;
+  double slack = 1;
   /// The algorithm had nothing left to propose: every candidate was evaluated or cut.
   bool exhausted = false;
   /// What ended the session: "evaluations" (as many as asked), "budget", "stop" (requested, a
@@ -178,7 +180,7 @@ class Session {
   std::int64_t violations_ = 0;
   std::optional<SessionStats::Violation> first_violation_;
 
-  /// Counts an evaluation measured faster than its bound and stops the bound from cutting.
+  /// Counts an evaluation measured faster than its bound and widens the cut past its error.
   void note_violation(std::int64_t id, double time_ns, double bound_ns);
 };
 

@@ -332,9 +332,11 @@ class FasterThanTheBound final : public CandidateEvaluator {
 };
 
 // A candidate measured faster than its bound proves the model wrong for the device: the search
-// counts it, names the first, and from then on lets no bound cut, so that candidates the wrong
-// bound had cut (subtrees included) are searched again rather than the space found exhausted.
-TEST_P(SessionOnMatmul, ACandidateFasterThanItsBoundStopsTheBoundFromCutting) {
+// counts it, names the first, and from then on cuts only past the best time times 4 times the
+// worst bound / time seen, so that candidates the wrong bound had cut (subtrees included) are
+// searched again rather than the space found exhausted, and those it judges far slower still
+// are not.
+TEST_P(SessionOnMatmul, ACandidateFasterThanItsBoundWidensTheCut) {
   const int from = evals() / 2;
   FasterThanTheBound device(from);
   SessionOptions options;
@@ -354,15 +356,25 @@ TEST_P(SessionOnMatmul, ACandidateFasterThanItsBoundStopsTheBoundFromCutting) {
                                                  from)),
             std::string::npos)
       << out.stats.summary();
+  double worst = 0;
+  for (std::size_t k = from; k < out.lines.size(); ++k) {
+    worst = std::max(worst, *out.lines[k].bound_ns / *out.lines[k].time_ns);
+  }
+  EXPECT_DOUBLE_EQ(out.stats.slack, kMisjudgedMargin * worst);
+  EXPECT_NE(out.stats.summary().find("times the best time"), std::string::npos)
+      << out.stats.summary();
   // Once the violation was collected, candidates whose bound is far above the best time are
-  // measured.
+  // measured, but none past the widened cut (the best of the first ones, collected before them).
+  double best = std::numeric_limits<double>::infinity();
+  for (int k = 0; k < from; ++k) best = std::min(best, *out.lines[k].time_ns);
   const std::size_t after = static_cast<std::size_t>(from) + 4 + 1;
   ASSERT_LT(after, out.lines.size());
   for (std::size_t k = after; k < out.lines.size(); ++k) {
     EXPECT_GT(*out.lines[k].bound_ns, *out.lines[from].time_ns) << "candidate " << k;
+    EXPECT_LT(*out.lines[k].bound_ns, best * out.stats.slack) << "candidate " << k;
   }
 
-  // A resumed search that recalls a violation does not cut either.
+  // A resumed search that recalls a violation widens its cut alike.
   options.evals = 4;
   Session resumed(*matmul_.root, device, matmul_.model.get(), options);
   std::string error;
@@ -371,6 +383,8 @@ TEST_P(SessionOnMatmul, ACandidateFasterThanItsBoundStopsTheBoundFromCutting) {
   const Outcome more = search(*matmul_.root, device, matmul_.model.get(), options, &resumed);
   EXPECT_EQ(more.lines.size(), 3u) << more.stats.summary();
   EXPECT_EQ(more.stats.bound_violations, 4) << "the recalled one and three more";
+  EXPECT_GE(more.stats.slack,
+            kMisjudgedMargin * *out.lines[from].bound_ns / *out.lines[from].time_ns);
 }
 
 // Times a hair under their bound are a measurement's noise, not a wrong model: the bound cuts on.
