@@ -1,6 +1,7 @@
 #include "explorer/search_run.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <system_error>
 
@@ -112,6 +113,14 @@ SearchRun::SearchRun(const SearchRequest& request) : s_(std::make_unique<State>(
       s.device_architecture, request.description, &error, s.device_model);
   if (!description) throw SearchError(error, kExitUsage);
   s.description = std::move(*description);
+  if (s.device_name == "cuda" && request.description.empty() &&
+      s.device_model != s.description.about) {
+    spdlog::warn(
+        "sculpt ships no description of the {}: the model reads {}'s ({}), whose bounds may "
+        "misjudge it; `sculpt characterize --device cuda --out FILE` measures it for "
+        "--description FILE",
+        s.device_model, s.description.name, s.description.about);
+  }
   s.kernel = std::make_unique<backbone::Kernel>(s.info->build(s.sizes));
   s.root = gpu_space::make_root(*s.kernel, s.description.limits);
   if (s.root->conflict()) {

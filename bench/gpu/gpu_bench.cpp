@@ -3,8 +3,9 @@
 // checked and timed on the CUDA device (median of CUDA-event-timed launches), and described in
 // OUT/cases.json so that compare.py can time the same PTX kernel-only under the profiler, like
 // cuBLAS, beside the model's bound on its work (the bound less the launch, on the description of
-// this GPU), which no kernel-only time may be below. Without a GPU it checks the candidates on the CPU device at small sizes instead (a
-// smoke test of the recipes; a search's best runs at its own size).
+// this GPU), which no kernel-only time may be below. Without a GPU it checks the candidates on the
+// CPU device at small sizes instead (a smoke test of the recipes; a search's best runs at its own
+// size).
 //
 //   bench_gpu OUT_DIR               the recipes (search/recipes.h)
 //   bench_gpu OUT_DIR RUN_DIR...    the best candidate of each search's run folder, named as
@@ -22,8 +23,8 @@
 #include "device/cpu_evaluator.h"
 #include "perf_model/description.h"
 #include "perf_model/model.h"
-#include "search/device_description.h"
 #include "search/candidate_evaluator.h"
+#include "search/device_description.h"
 #include "search/event_log.h"
 #include "search/problem.h"
 #include "search/recipes.h"

@@ -29,6 +29,13 @@ TEST(CudaSearchCommand, SearchesOnTheCudaDeviceAndWritesItsBestPtx) {
                                 "--evals", "6", "--seed", "2", "--out", dir.string()});
   ASSERT_EQ(o.code, kExitOk) << o.err;
   EXPECT_NE(o.out.find("axpy 4096 on cuda: 6 evaluated"), std::string::npos) << o.out;
+  // No description is of the fake GPU: the search says whose it reads instead (a warning, on
+  // the default logger here).
+  EXPECT_NE((o.err + o.out)
+                .find("sculpt ships no description of the Fake GPU (sm_90): the model reads "
+                      "sm_90's"),
+            std::string::npos)
+      << o.err << o.out;
   EXPECT_NE(o.out.find("code in " + (dir / "best.ptx").string()), std::string::npos) << o.out;
 
   LogContents log = read_log(dir / "log.jsonl");
@@ -66,6 +73,7 @@ TEST(CudaSearchCommand, AnH200IsSearchedWithItsOwnDescription) {
                                 "--evals", "2", "--out", dir.string()});
   unsetenv("SCULPT_FAKE_CUDA_NAME");
   ASSERT_EQ(o.code, kExitOk) << o.err;
+  EXPECT_EQ((o.err + o.out).find("ships no description"), std::string::npos) << o.err << o.out;
   const LogContents log = read_log(dir / "log.jsonl");
   ASSERT_TRUE(log.ok()) << log.error;
   EXPECT_EQ(log.header.model, "NVIDIA H200 (sm_90)");
