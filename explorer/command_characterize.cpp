@@ -60,9 +60,10 @@ std::vector<perf_model::NamedFigure> figures_of(const perf_model::Description& d
 void compare_with_shipped(const perf_model::Description& measured) {
   const std::vector<std::string> shipped_names = perf_model::Description::shipped();
   std::string name = measured.name;
-  for (const std::string& n : shipped_names) {
-    const perf_model::Description d = perf_model::Description::named(n);
-    if (d.gpu && measured.gpu && d.about == measured.about) name = n;
+  if (measured.gpu) {
+    if (const std::optional<perf_model::Description> own =
+            perf_model::Description::of_gpu(measured.about))
+      name = own->name;
   }
   if (std::find(shipped_names.begin(), shipped_names.end(), name) == shipped_names.end()) {
     fmt::print("no shipped description '{}' to compare with\n", name);

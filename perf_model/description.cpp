@@ -224,6 +224,14 @@ Description Description::named(std::string_view name) {
   return std::move(*d);
 }
 
+std::optional<Description> Description::of_gpu(std::string_view model) {
+  for (const std::string& name : shipped()) {
+    Description d = named(name);
+    if (d.gpu && !model.empty() && d.about == model) return d;
+  }
+  return std::nullopt;
+}
+
 std::string Description::to_json() const {
   Json out = {{"name", name},
               {"about", about},

@@ -97,6 +97,8 @@ struct Description {
   static std::vector<std::string> shipped();
   /// The shipped description called `name`, which must exist (checked).
   static Description named(std::string_view name);
+  /// The shipped description of the GPU `model` (its `about`: "NVIDIA H200 (sm_90)"), if any.
+  static std::optional<Description> of_gpu(std::string_view model);
 
   std::string to_json() const;
 };

@@ -286,18 +286,16 @@ std::optional<perf_model::Description> device_description(std::string_view devic
                                                           std::string* error,
                                                           std::string_view model) {
   if (!requested.empty()) return perf_model::Description::load(requested, error);
-  const std::vector<std::string> shipped = perf_model::Description::shipped();
+  // GPUs of one architecture differ in their memories (an H200's DRAM is a third faster than
+  // an H100's): a description of the very GPU comes first.
   if (device != "cpu") {
-    // GPUs of one architecture differ in their memories (an H200's DRAM is a third faster
-    // than an H100's): a description of the very GPU comes first.
-    for (const std::string& name : shipped) {
-      perf_model::Description d = perf_model::Description::named(name);
-      if (d.gpu && !model.empty() && d.about == model) return d;
-    }
+    if (std::optional<perf_model::Description> own = perf_model::Description::of_gpu(model))
+      return own;
   }
   // The stand-in device (search/stand_in_device.h) stands in for a GPU.
   if (device == "cuda" || device == "stand-in") return perf_model::Description::named("sm_90");
   if (device != "cpu") {
+    const std::vector<std::string> shipped = perf_model::Description::shipped();
     if (std::find(shipped.begin(), shipped.end(), device) != shipped.end()) {
       return perf_model::Description::named(device);
     }
