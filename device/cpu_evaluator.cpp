@@ -26,11 +26,11 @@ CpuEvaluator::CpuEvaluator(CpuEvaluatorOptions options)
 CpuEvaluator::~CpuEvaluator() = default;
 
 std::future<Evaluation> CpuEvaluator::queue(KernelCode code, std::shared_ptr<const Problem> problem,
-                                            std::shared_ptr<Cutoff> cutoff) {
+                                            std::shared_ptr<Cutoff> cutoff, double bound_ns) {
   SCULPT_CHECK(code.language == Language::c)
       << "the cpu device runs C; " << code.entry << " is PTX";
   SCULPT_CHECK(problem != nullptr) << "no problem given for " << code.entry;
-  return pipeline_->submit(std::move(code), std::move(problem), std::move(cutoff));
+  return pipeline_->submit(std::move(code), std::move(problem), std::move(cutoff), bound_ns);
 }
 
 Pipeline<std::filesystem::path>::CompileResult CpuEvaluator::compile(const KernelCode& code,

@@ -65,7 +65,7 @@ class CpuEvaluator final : public Evaluator {
 
  private:
   std::future<Evaluation> queue(KernelCode code, std::shared_ptr<const Problem> problem,
-                                std::shared_ptr<Cutoff> cutoff) override;
+                                std::shared_ptr<Cutoff> cutoff, double bound_ns) override;
 
   /// A problem's data and the server that runs candidates on it.
   struct Workspace {

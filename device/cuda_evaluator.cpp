@@ -51,11 +51,11 @@ CudaEvaluator::~CudaEvaluator() = default;
 
 std::future<Evaluation> CudaEvaluator::queue(KernelCode code,
                                              std::shared_ptr<const Problem> problem,
-                                             std::shared_ptr<Cutoff> cutoff) {
+                                             std::shared_ptr<Cutoff> cutoff, double bound_ns) {
   SCULPT_CHECK(code.language == Language::ptx)
       << "the cuda device runs PTX; " << code.entry << " is C";
   SCULPT_CHECK(problem != nullptr) << "no problem given for " << code.entry;
-  return pipeline_->submit(std::move(code), std::move(problem), std::move(cutoff));
+  return pipeline_->submit(std::move(code), std::move(problem), std::move(cutoff), bound_ns);
 }
 
 Pipeline<CudaImage>::CompileResult CudaEvaluator::compile(const KernelCode& code,

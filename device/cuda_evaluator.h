@@ -78,7 +78,7 @@ class CudaEvaluator final : public Evaluator {
 
  private:
   std::future<Evaluation> queue(KernelCode code, std::shared_ptr<const Problem> problem,
-                                std::shared_ptr<Cutoff> cutoff) override;
+                                std::shared_ptr<Cutoff> cutoff, double bound_ns) override;
 
   /// A problem's data, the number by which the run worker knows whether it holds it, and the
   /// host memory left to the worker beyond the data and results.

@@ -30,6 +30,12 @@ void Cutoff::lower(double best_ns) {
   }
 }
 
+void Cutoff::widen(double slack) {
+  double now = slack_.load();
+  while (slack > now && !slack_.compare_exchange_weak(now, slack)) {
+  }
+}
+
 std::optional<double> Cutoff::best_ns() const {
   const double best = best_ns_.load();
   return std::isfinite(best) ? std::optional<double>(best) : std::nullopt;

@@ -32,6 +32,12 @@ class Cutoff {
   void lower(double best_ns);
 
   double factor() const { return factor_; }
+  /// Widens what leaves a queued candidate unmeasured to `slack` times the cutoff
+  /// (Evaluator::submit), when more: a search whose bounds proved wrong for this device trusts
+  /// them only that far (search::SearchContext::slack).
+  void widen(double slack);
+  /// How far past the cutoff a queued candidate's bound must be for it to go unmeasured.
+  double slack() const { return slack_.load(); }
   /// The best time so far; nothing before the first.
   std::optional<double> best_ns() const;
   /// The cutoff and the best time, read together (get() and best_ns() of one best time).
@@ -42,6 +48,7 @@ class Cutoff {
 
   double factor_;
   std::atomic<double> best_ns_{std::numeric_limits<double>::infinity()};
+  std::atomic<double> slack_{1};
 };
 
 }  // namespace sculpt::device

@@ -82,6 +82,13 @@ class DeviceError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A queued candidate left unmeasured: times measured while it waited put the cutoff at or
+/// below its lower bound (Evaluator::submit).
+class PastTheCutoff : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// Where a device's time went so far: compiling (summed over its compilers, which run side by
 /// side) and measuring (one candidate at a time).
 struct DeviceTimes {
@@ -107,10 +114,13 @@ class Evaluator {
   /// device itself fails. Destroying the evaluator abandons evaluations still queued (their
   /// futures throw std::future_error) and stops their compilations. With a `cutoff`, its value
   /// and best time when the candidate's timing starts replace the device's (RunPlan::cutoff,
-  /// RunPlan::best), and the candidate's time, if ok, lowers it.
+  /// RunPlan::best), and the candidate's time, if ok, lowers it. With a cutoff and a lower
+  /// bound on the candidate's time too, a candidate whose bound is at least the cutoff when its
+  /// measurement would start is not measured (its timing would stop before it began): its future
+  /// throws PastTheCutoff.
   std::future<Evaluation> submit(KernelCode code, std::shared_ptr<const Problem> problem,
-                                 std::shared_ptr<Cutoff> cutoff = nullptr) {
-    return queue(std::move(code), std::move(problem), std::move(cutoff));
+                                 std::shared_ptr<Cutoff> cutoff = nullptr, double bound_ns = 0) {
+    return queue(std::move(code), std::move(problem), std::move(cutoff), bound_ns);
   }
 
   /// Abandons the evaluations submitted so far that have not started running (a search out of
@@ -134,7 +144,7 @@ class Evaluator {
  private:
   /// The device's submit.
   virtual std::future<Evaluation> queue(KernelCode code, std::shared_ptr<const Problem> problem,
-                                        std::shared_ptr<Cutoff> cutoff) = 0;
+                                        std::shared_ptr<Cutoff> cutoff, double bound_ns) = 0;
 };
 
 }  // namespace sculpt::device

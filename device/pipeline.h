@@ -71,12 +71,15 @@ class Pipeline {
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
+  /// Evaluator::submit: a job whose bound is at least its cutoff when its turn to be measured
+  /// comes is not measured.
   std::future<Evaluation> submit(KernelCode code, std::shared_ptr<const Problem> problem,
-                                 std::shared_ptr<Cutoff> cutoff = nullptr) {
+                                 std::shared_ptr<Cutoff> cutoff = nullptr, double bound_ns = 0) {
     auto job = std::make_shared<Job>();
     job->code = std::move(code);
     job->problem = std::move(problem);
     job->cutoff = std::move(cutoff);
+    job->bound_ns = bound_ns;
     auto future = job->promise.get_future();
     {
       std::lock_guard lock(mutex_);
@@ -130,6 +133,7 @@ class Pipeline {
     KernelCode code;
     std::shared_ptr<const Problem> problem;
     std::shared_ptr<Cutoff> cutoff;
+    double bound_ns = 0;
     std::promise<Evaluation> promise;
     std::optional<Compiled> compiled;
     /// Requested when the job is abandoned.
@@ -201,13 +205,22 @@ class Pipeline {
         job = std::move(compiled_.front());
         compiled_.pop_front();
         waiting_.erase(job);
+      }
+      const CutoffSnapshot at = job->cutoff ? job->cutoff->snapshot() : CutoffSnapshot{};
+      if (at.cutoff &&
+          job->bound_ns >= static_cast<double>(at.cutoff->count()) * job->cutoff->slack()) {
+        job->promise.set_exception(std::make_exception_ptr(PastTheCutoff(
+            "its bound reached the cutoff while it waited: " + job->code.entry + " not measured")));
+        continue;
+      }
+      {
+        std::lock_guard lock(mutex_);
         measuring_ = true;
         measure_start_ = std::chrono::steady_clock::now();
       }
       std::optional<Evaluation> evaluation;
       try {
-        evaluation = measure_(job->code, job->problem, *job->compiled,
-                              job->cutoff ? job->cutoff->snapshot() : CutoffSnapshot{});
+        evaluation = measure_(job->code, job->problem, *job->compiled, at);
       } catch (...) {
         job->promise.set_exception(std::current_exception());
       }

@@ -67,7 +67,7 @@ class DeviceEvaluator final : public CandidateEvaluator {
   Submission prepare(const spacegen::CandidateBase& candidate, double bound_ns) const override;
   std::future<device::Evaluation> submit(const Submission& submission,
                                          std::shared_ptr<device::Cutoff> cutoff) override {
-    return device_.submit(submission.code, problem_, std::move(cutoff));
+    return device_.submit(submission.code, problem_, std::move(cutoff), submission.bound_ns);
   }
   void cancel_waiting() override { device_.cancel_waiting(); }
   void wait_while_measuring() const override { device_.wait_while_measuring(); }

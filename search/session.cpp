@@ -208,6 +208,7 @@ class Session::Run {
       const double cut = s_.context_->cut.load();
       cutoff_ = std::make_shared<device::Cutoff>(
           o.cutoff, std::isfinite(cut) ? std::optional<double>(cut) : std::nullopt);
+      cutoff_->widen(s_.context_->slack.load());
     }
     first_id_ = s_.last_id_ ? *s_.last_id_ + 1 : 0;
     evals_ = o.evals - s_.recalled_;
@@ -531,6 +532,12 @@ class Session::Run {
       ++stats_.abandoned;
       s_.seen_.erase(done.hash);
       return;
+    } catch (const device::PastTheCutoff&) {
+      // Times measured while it waited put the device's cutoff below its bound: cut by it.
+      std::lock_guard lock(mutex_);
+      ++stats_.pruned;
+      s_.seen_.erase(done.hash);
+      return;
     }
     const device::Evaluation& e = done.evaluated.evaluation;
     done.evaluated.t = std::chrono::duration<double>(Clock::now() - start_).count();
@@ -548,6 +555,7 @@ class Session::Run {
       if (time && *time < s_.context_->cut.load()) s_.context_->cut = *time;
       if (time && done.evaluated.bound_ns && violates(*time, *done.evaluated.bound_ns)) {
         s_.note_violation(done.evaluated.id, *time, *done.evaluated.bound_ns);
+        if (cutoff_) cutoff_->widen(s_.context_->slack.load());
       }
       if (stats_.evaluated == 5) idle_from_ = {Clock::now(), s_.evaluator_.times().measuring_s};
     }

@@ -81,7 +81,9 @@ struct SessionStats {
   /// Walks the algorithm made (each a descent to a candidate, a dead end or a cut).
   std::int64_t rollouts = 0;
   std::int64_t dead_ends = 0;
-  /// Walks that found nothing below the cut, leaves whose bound reached it among them.
+  /// Walks that found nothing below the cut, leaves whose bound reached it among them, and
+  /// queued candidates the device left unmeasured, their bound past its cutoff by then
+  /// (device::PastTheCutoff).
   std::int64_t pruned = 0;
   /// Candidates found again after they were evaluated, which were not measured again.
   std::int64_t repeats = 0;

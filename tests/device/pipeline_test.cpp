@@ -135,6 +135,34 @@ TEST(Pipeline, ACandidateIsMeasuredWithItsCutoffAsItStandsAndOkTimesLowerIt) {
   EXPECT_EQ(seen, (std::vector<CutoffValue>{std::nullopt, 2000ns, 2000ns, std::nullopt}));
 }
 
+// A queued candidate whose lower bound the cutoff fell to while it waited would be cut short
+// before its timing began: it is not measured. A search that found its bounds wrong widens that.
+TEST(Pipeline, ACandidateBoundPastTheCutoffIsNotMeasured) {
+  std::vector<std::string> measured;
+  Pipeline<int> pipeline(
+      1, [](const KernelCode&, std::stop_token) -> Pipeline<int>::CompileResult { return 0; },
+      [&](const KernelCode& code, const std::shared_ptr<const Problem>&, int&,
+          const CutoffSnapshot&) {
+        measured.push_back(code.entry);
+        Evaluation e;
+        e.time_ns = 1000;
+        return e;
+      });
+  auto cutoff = std::make_shared<Cutoff>(2.0);
+  // Nothing is past a cutoff before the first time.
+  pipeline.submit(code_named("first"), nullptr, cutoff, 1e9).get();
+  EXPECT_THROW(pipeline.submit(code_named("past"), nullptr, cutoff, 2000).get(), PastTheCutoff);
+  pipeline.submit(code_named("below"), nullptr, cutoff, 1999).get();
+  pipeline.submit(code_named("unbounded"), nullptr, cutoff).get();
+  cutoff->widen(3);
+  pipeline.submit(code_named("within the slack"), nullptr, cutoff, 5999).get();
+  EXPECT_THROW(pipeline.submit(code_named("past the slack"), nullptr, cutoff, 6000).get(),
+               PastTheCutoff);
+  EXPECT_EQ(measured,
+            (std::vector<std::string>{"first", "below", "unbounded", "within the slack"}));
+  EXPECT_EQ(pipeline.evaluations(), 4);
+}
+
 TEST(Pipeline, AMeasurementSeesTheBestTimeBesideTheCutoff) {
   std::vector<CutoffSnapshot> seen;
   Pipeline<int> pipeline(

@@ -64,8 +64,9 @@ class ScriptedDevice final : public device::Evaluator {
  private:
   std::future<device::Evaluation> queue(device::KernelCode code,
                                         std::shared_ptr<const device::Problem> problem,
-                                        std::shared_ptr<device::Cutoff> cutoff) override {
-    return pipeline_.submit(std::move(code), std::move(problem), std::move(cutoff));
+                                        std::shared_ptr<device::Cutoff> cutoff,
+                                        double bound_ns) override {
+    return pipeline_.submit(std::move(code), std::move(problem), std::move(cutoff), bound_ns);
   }
 
   device::Pipeline<int> pipeline_;
