@@ -533,10 +533,15 @@ class Session::Run {
       s_.seen_.erase(done.hash);
       return;
     } catch (const device::PastTheCutoff&) {
-      // Times measured while it waited put the device's cutoff below its bound: cut by it.
-      std::lock_guard lock(mutex_);
-      ++stats_.pruned;
-      s_.seen_.erase(done.hash);
+      // Times measured while it waited put the device's cutoff below its bound: cut by it, and
+      // another candidate takes its place in the budget.
+      {
+        std::lock_guard lock(mutex_);
+        ++stats_.pruned;
+        --submitted_;
+        s_.seen_.erase(done.hash);
+      }
+      changed_.notify_all();
       return;
     }
     const device::Evaluation& e = done.evaluated.evaluation;
