@@ -48,6 +48,7 @@ struct SearchCommandOptions {
   std::string out;
   bool resume = false;
   std::string description;
+  std::vector<std::string> start_from;
   /// With --device stand-in.
   std::optional<std::string> stand_in_latency;
 };
@@ -211,7 +212,8 @@ int run_search(const SearchCommandOptions& o) {
   const std::optional<std::chrono::microseconds> latency = stand_in_latency(o, &error);
   if (!latency) return fail(error);
   SearchRequest request{o.kernel, o.size, o.device, o.description,
-                        *options, o.out,  o.resume, *latency};
+                        *options, o.out,  o.resume, {o.start_from.begin(), o.start_from.end()},
+                        *latency};
   if (!o.def.empty()) {
     const std::optional<std::string> text = frontend::read_definition_file(o.def, &error);
     if (!text) return fail(error);
@@ -286,6 +288,10 @@ Command add_search_command(CLI::App& sculpt) {
   app->add_option("--out", o->out, "Run folder (default runs/KERNEL-SIZE)")
       ->check(not_empty("runs/KERNEL-SIZE"));
   app->add_flag("--resume", o->resume, "Continue the log in the run folder");
+  app->add_option("--start-from", o->start_from,
+                  "Other searches of the kernel (run folders or logs; other sizes or devices "
+                  "too): their 10 fastest candidates are evaluated first, each replayed as far as "
+                  "its decisions apply here, and the search goes on from them");
   app->add_option("--description", o->description,
                   "Device description the lower bounds use: a shipped one (sm_90, cpu) or a file "
                   "(default: sm_90 on a GPU; on the CPU, this machine's, measured once)");

@@ -23,6 +23,10 @@
 namespace sculpt::explorer {
 namespace {
 
+/// A --start-from log's candidates evaluated first: its fastest, as many as MCTS keeps best
+/// candidates to draw neighbours from.
+const std::size_t kStartsPerLog = static_cast<std::size_t>(search::MctsOptions{}.topk);
+
 /// The kernel `request` names and its sizes: a zoo kernel, or one of the request's definitions,
 /// then held in `defined`. Throws SearchError.
 const backbone::KernelInfo* choose_kernel(const SearchRequest& request,
@@ -137,9 +141,26 @@ SearchRun::SearchRun(const SearchRequest& request) : s_(std::make_unique<State>(
   } else {
     s.evaluator = std::make_unique<search::StandInDevice>(request.stand_in_latency);
   }
+  search::SessionOptions session = request.session;
+  for (const std::filesystem::path& path : request.start_from) {
+    search::LoggedStarts starts;
+    try {
+      starts = search::logged_starts(path, kStartsPerLog);
+    } catch (const std::runtime_error& e) {
+      throw SearchError(fmt::format("--start-from: {}", e.what()), kExitUsage);
+    }
+    if (starts.kernel != s.info->name) {
+      throw SearchError(fmt::format("--start-from {}: a search of {}, not of {}",
+                                    starts.path.string(), starts.kernel, s.info->name),
+                        kExitUsage);
+    }
+    if (starts.actions.empty()) {
+      spdlog::warn("--start-from {}: no candidate of it checked ok", starts.path.string());
+    }
+    for (auto& actions : starts.actions) session.starts.push_back(std::move(actions));
+  }
   try {
-    s.session =
-        std::make_unique<search::Session>(*s.root, *s.evaluator, s.model.get(), request.session);
+    s.session = std::make_unique<search::Session>(*s.root, *s.evaluator, s.model.get(), session);
   } catch (const std::invalid_argument& e) {
     throw SearchError(e.what(), kExitUsage);
   }

@@ -50,6 +50,9 @@ struct SearchRequest {
   /// The run folder; empty: runs/KERNEL-SIZE.
   std::filesystem::path out;
   bool resume = false;
+  /// Other searches of the same kernel (logs or run folders) whose fastest candidates are
+  /// evaluated first (`--start-from`; SessionOptions::starts).
+  std::vector<std::filesystem::path> start_from{};
   /// How long the stand-in device takes per evaluation.
   std::chrono::microseconds stand_in_latency{0};
   /// Where candidates are measured when not on `device` in this process.

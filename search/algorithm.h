@@ -39,8 +39,9 @@ class Algorithm {
   virtual Proposal propose(SearchThread& thread) = 0;
   /// What became of a proposed candidate: its time when it checked ok, nothing otherwise.
   virtual void observe(const Proposal& proposal, std::optional<double> time_ns) = 0;
-  /// A candidate evaluated before this session started (a resumed search's log), in log order,
-  /// before any propose().
+  /// A candidate the algorithm did not propose: one evaluated before this session started (a
+  /// resumed search's log, in log order, before any propose()), or a start the session
+  /// evaluated first (SessionOptions::starts; concurrently with propose()).
   virtual void recall(SearchThread& /*thread*/, const spacegen::CandidateBase& /*candidate*/,
                       std::optional<double> /*time_ns*/) {}
 };

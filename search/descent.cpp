@@ -47,4 +47,26 @@ Descent random_descent(const CandidateBase& from, std::mt19937_64& rng,
   return descent;
 }
 
+Replay replay_what_applies(const CandidateBase& from, std::span<const spacegen::Action> actions) {
+  Replay replay;
+  replay.candidate = from.clone();
+  for (const spacegen::Action& action : actions) {
+    std::string unresolved;
+    const auto resolved = replay.candidate->resolve(action, &unresolved);
+    if (!resolved || !replay.candidate->is_live(resolved->first)) {
+      ++replay.absent;
+      continue;
+    }
+    // A refused restriction leaves its candidate in conflict: restrict a copy.
+    std::unique_ptr<CandidateBase> next = replay.candidate->clone();
+    if (next->restrict(resolved->first, resolved->second) == Status::Conflict) {
+      ++replay.refused;
+      continue;
+    }
+    replay.candidate = std::move(next);
+    ++replay.applied;
+  }
+  return replay;
+}
+
 }  // namespace sculpt::search

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <span>
 #include <vector>
 
 #include "search/decision_order.h"
@@ -36,5 +37,18 @@ Descent random_descent(const spacegen::CandidateBase& from, std::mt19937_64& rng
 std::vector<std::unique_ptr<spacegen::CandidateBase>> valid_children(
     const spacegen::CandidateBase& node, const spacegen::InstanceRef& choice,
     std::size_t* propagations = nullptr);
+
+/// `from` with the actions that still apply to it, taken in order. An action naming what
+/// `from` lacks is `absent`: objects (another space's, or a lowering not taken) or a value (a
+/// tile size larger than a dimension of other sizes); one whose values propagation refuses (a
+/// tile size that no longer fits with the others) is `refused`. Both are skipped.
+struct Replay {
+  std::unique_ptr<spacegen::CandidateBase> candidate;
+  std::size_t applied = 0;
+  std::size_t absent = 0;
+  std::size_t refused = 0;
+};
+Replay replay_what_applies(const spacegen::CandidateBase& from,
+                           std::span<const spacegen::Action> actions);
 
 }  // namespace sculpt::search

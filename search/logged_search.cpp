@@ -28,6 +28,19 @@ std::optional<std::size_t> truncated_last_line(const std::filesystem::path& path
   return 1 + log.evaluation_count + log.sessions.size() + 1;
 }
 
+/// The `n` fastest evaluations that checked ok, fastest first (the earliest of equal times).
+std::vector<const LogEvaluation*> fastest_of(const std::vector<LogEvaluation>& evaluations,
+                                             std::size_t n) {
+  std::vector<const LogEvaluation*> ok;
+  for (const LogEvaluation& e : evaluations)
+    if (e.check == "ok" && e.time_ns) ok.push_back(&e);
+  std::stable_sort(ok.begin(), ok.end(), [](const LogEvaluation* a, const LogEvaluation* b) {
+    return *a->time_ns < *b->time_ns;
+  });
+  if (ok.size() > n) ok.resize(n);
+  return ok;
+}
+
 }  // namespace
 
 LoggedSearch::LoggedSearch(LoggedSearch&&) noexcept = default;
@@ -110,14 +123,7 @@ const LogEvaluation& LoggedSearch::find(std::int64_t id) const {
 }
 
 std::vector<const LogEvaluation*> LoggedSearch::fastest(std::size_t n) const {
-  std::vector<const LogEvaluation*> ok;
-  for (const LogEvaluation& e : log_.evaluations)
-    if (e.check == "ok" && e.time_ns) ok.push_back(&e);
-  std::stable_sort(ok.begin(), ok.end(), [](const LogEvaluation* a, const LogEvaluation* b) {
-    return *a->time_ns < *b->time_ns;
-  });
-  if (ok.size() > n) ok.resize(n);
-  return ok;
+  return fastest_of(log_.evaluations, n);
 }
 
 std::unique_ptr<gpu_space::Candidate> LoggedSearch::rebuild(const LogEvaluation& e) const {
@@ -134,6 +140,17 @@ std::unique_ptr<gpu_space::Candidate> LoggedSearch::rebuild(const LogEvaluation&
   }
   return std::unique_ptr<gpu_space::Candidate>(
       static_cast<gpu_space::Candidate*>(candidate.release()));
+}
+
+LoggedStarts logged_starts(const std::filesystem::path& path, std::size_t n) {
+  LoggedStarts starts;
+  starts.path = log_file(path);
+  const LogContents log = read_log(starts.path);
+  if (!log.ok()) throw std::runtime_error(log.error);
+  starts.kernel = log.header.kernel;
+  for (const LogEvaluation* e : fastest_of(log.evaluations, n))
+    starts.actions.push_back(e->actions);
+  return starts;
 }
 
 }  // namespace sculpt::search

@@ -75,4 +75,19 @@ class LoggedSearch {
   std::unique_ptr<gpu_space::Candidate> root_;
 };
 
+/// What another search offers a new one to start from (SessionOptions::starts).
+struct LoggedStarts {
+  /// The log read, and the kernel its header names.
+  std::filesystem::path path;
+  std::string kernel;
+  /// The actions of its fastest candidates that checked ok, fastest first.
+  std::vector<std::vector<spacegen::Action>> actions;
+};
+
+/// The `n` fastest candidates of the log at `path` (a log, or a run folder holding log.jsonl).
+/// Unlike LoggedSearch::open, the log may come from other sizes, another device or another
+/// version of the space: a start replays as far as it applies. Throws std::runtime_error with
+/// one message naming the file for an unreadable or damaged log.
+LoggedStarts logged_starts(const std::filesystem::path& path, std::size_t n);
+
 }  // namespace sculpt::search

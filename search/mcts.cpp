@@ -7,6 +7,7 @@
 #include <shared_mutex>
 #include <unordered_map>
 
+#include "search/descent.h"
 #include "support/check.h"
 
 namespace sculpt::search {
@@ -372,17 +373,15 @@ std::optional<Proposal> Mcts::neighbour(SearchThread& thread) {
     ++k;
   }
   thread.pause_while_measuring();
-  std::unique_ptr<CandidateBase> start = root_candidate_->clone();
+  std::vector<spacegen::Action> kept;
   for (std::size_t i = 0; i < n; ++i) {
-    if (dropped[i]) continue;
-    // A decision on objects that a dropped one created (a lowering) no longer names anything.
-    std::string unresolved;
-    const auto resolved = start->resolve(decisions[i], &unresolved);
-    if (!resolved || !start->is_live(resolved->first)) continue;
-    // A subset of a candidate's decisions cannot conflict: propagation is sound.
-    SCULPT_CHECK(start->restrict(resolved->first, resolved->second) != spacegen::Status::Conflict)
-        << "a subset of a candidate's decisions conflicts";
+    if (!dropped[i]) kept.push_back(decisions[i]);
   }
+  // Decisions on objects that a dropped one created (a lowering) no longer name anything; a
+  // subset of a candidate's decisions cannot conflict: propagation is sound.
+  Replay replay = replay_what_applies(*root_candidate_, kept);
+  SCULPT_CHECK(replay.refused == 0) << "a subset of a candidate's decisions conflicts";
+  std::unique_ptr<CandidateBase> start = std::move(replay.candidate);
   std::string unresolved;
   if (const auto old = start->resolve(decisions[order[0]], &unresolved);
       old && start->is_live(old->first)) {

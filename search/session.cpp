@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "search/descent.h"
 #include "search/random_search.h"
 #include "support/check.h"
 #include "support/duration.h"
@@ -278,6 +279,8 @@ class Session::Run {
   struct Pending {
     Evaluated evaluated;
     Proposal proposal;
+    /// A start's candidate (SessionOptions::starts), which the algorithm did not propose.
+    std::unique_ptr<spacegen::CandidateBase> start;
     std::uint64_t hash = 0;
     std::future<device::Evaluation> future;
   };
@@ -300,17 +303,20 @@ class Session::Run {
   /// Finds and submits one candidate, or walks once without finding one; false when no walk
   /// is wanted now (evaluations enough in flight, the budget, the space exhausted).
   bool produce(SearchThread& thread) {
+    std::optional<std::size_t> start;
     {
       std::lock_guard lock(mutex_);
       if (!may_produce()) return false;
       ++producing_;
+      if (next_start_ < s_.options_.starts.size()) start = next_start_++;
     }
     // Whatever happens below, the walk ends under the lock, counted.
     bool submitted = false;
     Proposal p;
     try {
-      p = s_.algorithm_->propose(thread);
-      if (p.kind == Proposal::Kind::candidate) submitted = submit(thread, p);
+      p = start ? propose_start(thread, s_.options_.starts[*start])
+                : s_.algorithm_->propose(thread);
+      if (p.kind == Proposal::Kind::candidate) submitted = submit(thread, p, start.has_value());
     } catch (...) {
       std::lock_guard lock(mutex_);
       --producing_;
@@ -339,9 +345,24 @@ class Session::Run {
     return true;
   }
 
+  /// A start's actions replayed on the root as far as they apply, completed by a rollout.
+  Proposal propose_start(SearchThread& thread, std::span<const spacegen::Action> actions) {
+    Proposal p;
+    std::unique_ptr<spacegen::CandidateBase> replayed =
+        replay_what_applies(s_.root_, actions).candidate;
+    p.bound_ns = thread.bound(*replayed);
+    bool pruned = false;
+    p.candidate = thread.rollout(std::move(replayed), &p.bound_ns, &pruned);
+    p.kind = p.candidate ? Proposal::Kind::candidate
+             : pruned    ? Proposal::Kind::pruned
+                         : Proposal::Kind::dead_end;
+    return p;
+  }
+
   /// Submits a proposed candidate unless it was evaluated before (the algorithm then hears its
-  /// time again) or its bound reached the cut meanwhile.
-  bool submit(SearchThread& thread, Proposal& p) {
+  /// time again, unless it is a start: it knows it already) or its bound reached the cut
+  /// meanwhile. A start's candidate is kept for the algorithm to recall once measured.
+  bool submit(SearchThread& thread, Proposal& p, bool is_start) {
     const std::uint64_t hash = p.candidate->hash();
     {
       std::unique_lock lock(mutex_);
@@ -350,7 +371,7 @@ class Session::Run {
         ++stats_.repeats;
         const std::optional<double> known = it->second;
         lock.unlock();
-        s_.algorithm_->observe(p, known);
+        if (!is_start) s_.algorithm_->observe(p, known);
         return false;
       }
     }
@@ -375,6 +396,7 @@ class Session::Run {
     pending.hash = hash;
     pending.future = s_.evaluator_.submit(submission, cutoff_);
     pending.evaluated.code = std::move(submission.code);
+    if (is_start) pending.start = std::move(p.candidate);
     p.candidate.reset();
     pending.proposal = std::move(p);
     pending_.push_back(std::move(pending));
@@ -564,7 +586,13 @@ class Session::Run {
       }
       if (stats_.evaluated == 5) idle_from_ = {Clock::now(), s_.evaluator_.times().measuring_s};
     }
-    s_.algorithm_->observe(done.proposal, time);
+    if (done.start) {
+      // Starts are collected on this thread; with several searching threads the main one
+      // searches for none of them.
+      s_.algorithm_->recall(*s_.main_thread_, *done.start, time);
+    } else {
+      s_.algorithm_->observe(done.proposal, time);
+    }
     on_evaluated_(std::move(done.evaluated));
   }
 
@@ -596,6 +624,8 @@ class Session::Run {
   int idle_watchers_ = 0;
   bool stop_watching_ = false;
   std::int64_t submitted_ = 0;
+  /// The next of SessionOptions::starts to propose.
+  std::size_t next_start_ = 0;
   int producing_ = 0;
   std::int64_t fruitless_ = 0;
   bool exhausted_ = false;

@@ -58,6 +58,12 @@ struct SessionOptions {
   /// A candidate stops being timed once its runs average over this many times the best time
   /// measured before it (device::Cutoff): 0 or at least 1; 0: each is timed as the device plans.
   double cutoff = 4;
+  /// Candidates to evaluate first, in order, before the algorithm proposes any: other searches'
+  /// best (`sculpt search --start-from`), each the actions of a logged candidate replayed on
+  /// this space as far as they apply (replay_what_applies: another problem's sizes may refuse a
+  /// tile size) and completed by a rollout. The algorithm hears each one's time as a recalled
+  /// candidate's (MCTS: its tree path, its move statistics, its best candidates for neighbours).
+  std::vector<std::vector<spacegen::Action>> starts{};
   /// Asked while waiting for the device: once it answers true (a Ctrl-C), the search ends as if
   /// its budget had run out. Called from several threads.
   std::function<bool()> stop_requested{};

@@ -1,7 +1,8 @@
 // `sculpt search`: the user errors (unknown kernel, malformed size, budget, seed or stand-in
 // latency, a cutoff under 1, a run folder that cannot be made, foreign or corrupt log, a damaged
-// evaluation line, a log another search is writing, a problem larger than memory) that must exit
-// with the usage code and one message.
+// evaluation line, a log another search is writing, a problem larger than memory, a log to start
+// from that cannot be read or is another kernel's) that must exit with the usage code and one
+// message.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -70,11 +71,35 @@ INSTANTIATE_TEST_SUITE_P(
             "RunFolderCannotBeMade",
             {"--kernel", "axpy", "--size", "64", "--device", "cpu", "--out", "/proc/sculpt_run"},
             "cannot create the run folder /proc/sculpt_run: "},
+        BadSearch{"MissingLogToStartFrom",
+                  {"--kernel", "axpy", "--size", "64", "--device", "cpu", "--start-from",
+                   "/nonexistent_sculpt_dir/x"},
+                  "--start-from: /nonexistent_sculpt_dir/x: cannot read the log"},
         BadSearch{"MissingLogOnResume",
                   {"--kernel", "axpy", "--out", "/nonexistent_sculpt_dir/x", "--resume", "--device",
                    "cpu"},
                   "cannot read the log"}),
     [](const auto& param) { return param.param.name; });
+
+TEST(SearchCommandErrors, AStartFromAnotherKernelOrACorruptLogIsRefused) {
+  const std::filesystem::path dir = fresh_dir("start_errors");
+  ASSERT_EQ(run_sculpt(small_search(dir, "1")).code, kExitOk);
+  const std::filesystem::path out = fresh_dir("start_errors_out");
+  const Outcome other =
+      run_sculpt({"search", "--kernel", "mv", "--size", "8x8", "--device", "cpu", "--evals", "1",
+                  "--out", out.string(), "--start-from", dir.string()});
+  EXPECT_EQ(other.code, kExitUsage);
+  EXPECT_EQ(other.err, "sculpt search: --start-from " + (dir / "log.jsonl").string() +
+                           ": a search of axpy, not of mv\n");
+  std::ofstream(dir / "log.jsonl") << "{\"kind\":\"header\",\"format\":7}\n";
+  const Outcome corrupt = run_sculpt(small_search(out, "1", {"--start-from", dir.string()}));
+  EXPECT_EQ(corrupt.code, kExitUsage);
+  EXPECT_NE(corrupt.err.find("--start-from: " + (dir / "log.jsonl").string() + ":1:"),
+            std::string::npos)
+      << corrupt.err;
+  EXPECT_FALSE(std::filesystem::exists(out)) << "no run folder for a search that did not start";
+  std::filesystem::remove_all(dir);
+}
 
 TEST(SearchCommandErrors, ForeignAndCorruptLogsAreRefused) {
   const std::filesystem::path dir = fresh_dir("search_errors");

@@ -1,5 +1,6 @@
 // `sculpt search` on the CPU device: the event log's format (an evaluation cut short says so),
-// resuming a search (after a crash, or after a Ctrl-C), the best code saved.
+// resuming a search (after a crash, or after a Ctrl-C), the best code saved, a search started
+// from another one's fastest candidates.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -144,6 +145,29 @@ TEST(SearchCommand, AResumeWritesTheBestCodeAgain) {
             "sculpt search: the log holds 3 evaluations, --evals asks for 3 in all: nothing to "
             "evaluate (raise --evals to go on)\n");
   std::filesystem::remove_all(dir);
+}
+
+TEST(SearchCommand, StartsFromAnotherSearchsFastestCandidates) {
+  const std::filesystem::path before = fresh_dir("start_before");
+  const std::filesystem::path after = fresh_dir("start_after");
+  ASSERT_EQ(run_sculpt(small_search(before, "4")).code, kExitOk);
+  const LogContents first = read_log(before / "log.jsonl");
+  ASSERT_TRUE(first.ok()) << first.error;
+  const LogEvaluation* fastest = nullptr;
+  for (const LogEvaluation& e : first.evaluations) {
+    if (e.check == "ok" && (fastest == nullptr || *e.time_ns < *fastest->time_ns)) fastest = &e;
+  }
+  ASSERT_NE(fastest, nullptr);
+  // Another seed: without the start it would begin elsewhere.
+  const Outcome started =
+      run_sculpt(small_search(after, "2", {"--seed", "9", "--start-from", before.string()}));
+  ASSERT_EQ(started.code, kExitOk) << started.err;
+  const LogContents second = read_log(after / "log.jsonl");
+  ASSERT_TRUE(second.ok()) << second.error;
+  ASSERT_FALSE(second.evaluations.empty());
+  EXPECT_EQ(second.evaluations[0].actions, fastest->actions);
+  std::filesystem::remove_all(before);
+  std::filesystem::remove_all(after);
 }
 
 // Lines that are not the JSON of a log line: the message says where and why, in the log's

@@ -7,7 +7,9 @@
 //   bound at or above the best time collected before it, two threads keep a 50 ms device busy,
 //   and, collecting evaluations as they end, keep it busy while one candidate compiles for long,
 //   a resumed search rebuilds its tree and never measures a logged candidate again, an evaluator
-//   of several device queues gets two candidates in flight per queue;
+//   of several device queues gets two candidates in flight per queue, a search started from
+//   other searches' best candidates (of the same or other sizes) evaluates them first and
+//   goes on from them;
 // - on tiny test spaces enumerated in full: MCTS and branch-and-bound evaluate every candidate
 //   exactly once, then say the space is exhausted.
 #include "search/session.h"
@@ -705,6 +707,97 @@ TEST(Session, NeighboursOfTheBestKeepMostOfItsDecisions) {
   // Three decisions dropped and taken again, and those on objects a dropped one created.
   EXPECT_LE(neighbours, 12) << "the tree's candidates: " << tree;
   EXPECT_LT(neighbours, tree / 2);
+}
+
+/// The decisions of a logged candidate, as a set.
+std::set<std::string> decision_set(const std::vector<spacegen::Action>& actions) {
+  std::set<std::string> decisions;
+  for (const spacegen::Action& a : actions) decisions.insert(spacegen::to_json(a));
+  return decisions;
+}
+
+/// The lines of `outcome` by time, fastest first.
+std::vector<const Line*> by_time(const Outcome& outcome) {
+  std::vector<const Line*> lines;
+  for (const Line& l : outcome.lines)
+    if (l.time_ns) lines.push_back(&l);
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const Line* a, const Line* b) { return *a->time_ns < *b->time_ns; });
+  return lines;
+}
+
+TEST(Session, StartsAreEvaluatedFirstAndTheSearchGoesOnFromThem) {
+  Problem matmul("matmul", "256x256x32");
+  StandInDevice device(0us);
+  SessionOptions options;
+  options.evals = 40;
+  const Outcome first = search(*matmul.root, device, matmul.model.get(), options);
+  std::vector<const Line*> fastest = by_time(first);
+  fastest.resize(10);
+
+  options.seed = 2;
+  options.evals = 30;
+  options.mcts.local = 1;
+  options.mcts.local_after = 1;
+  for (const Line* l : fastest) options.starts.push_back(l->actions);
+  const Outcome second = search(*matmul.root, device, matmul.model.get(), options);
+  // The starts come first, in order, but for those whose bound reached the best time collected
+  // meanwhile: they cannot be faster.
+  std::size_t next = 0;
+  std::size_t from_starts = 0;
+  for (const Line& l : second.lines) {
+    while (next < fastest.size() && l.actions != fastest[next]->actions) ++next;
+    if (next == fastest.size()) break;
+    ++from_starts;
+  }
+  ASSERT_GE(from_starts, 1u);
+  EXPECT_EQ(second.lines[0].actions, fastest[0]->actions);
+  EXPECT_LE(*by_time(second)[0]->time_ns, *fastest[0]->time_ns);
+  // MCTS heard them: its first proposals, all neighbours of the best candidates it knows (once
+  // it knows one), change a few decisions of a start.
+  std::vector<std::set<std::string>> starts;
+  for (const Line* l : fastest) starts.push_back(decision_set(l->actions));
+  std::vector<std::size_t> distances;
+  for (std::size_t i = from_starts; i < std::min(from_starts + 5, second.lines.size()); ++i) {
+    const std::set<std::string> decisions = decision_set(second.lines[i].actions);
+    std::size_t nearest = std::numeric_limits<std::size_t>::max();
+    for (const std::set<std::string>& start : starts) {
+      std::vector<std::string> apart;
+      std::set_symmetric_difference(decisions.begin(), decisions.end(), start.begin(), start.end(),
+                                    std::back_inserter(apart));
+      nearest = std::min(nearest, apart.size());
+    }
+    distances.push_back(nearest);
+  }
+
+  ASSERT_FALSE(distances.empty());
+  std::nth_element(distances.begin(), distances.begin() + distances.size() / 2, distances.end());
+  EXPECT_LE(distances[distances.size() / 2], 12u);
+}
+
+TEST(Session, StartsFromOtherSizesKeepTheDecisionsThatStillApply) {
+  Problem large("matmul", "512x512x512");
+  Problem small("matmul", "32x32x4");
+  StandInDevice device(0us);
+  SessionOptions options;
+  options.evals = 20;
+  const Outcome first = search(*large.root, device, large.model.get(), options);
+  std::vector<const Line*> fastest = by_time(first);
+  fastest.resize(5);
+
+  std::size_t skipped = 0;
+  for (const Line* l : fastest) {
+    const Replay replay = replay_what_applies(*small.root, l->actions);
+    EXPECT_EQ(replay.applied + replay.absent + replay.refused, l->actions.size());
+    EXPECT_GE(replay.applied, l->actions.size() / 2);
+    skipped += replay.absent + replay.refused;
+    options.starts.push_back(l->actions);
+  }
+  EXPECT_GT(skipped, 0u) << "32x32x4 has none of 512^3's larger tile sizes";
+  const Outcome second = search(*small.root, device, small.model.get(), options);
+  // The first candidate completes what applied of the fastest.
+  const Replay replay = replay_what_applies(*small.root, fastest[0]->actions);
+  EXPECT_EQ(replay.candidate->apply(second.lines.at(0).actions), spacegen::Status::Ok);
 }
 
 TEST(Session, StatisticsSayWhereTheTimeWent) {
