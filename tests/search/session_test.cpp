@@ -726,37 +726,45 @@ std::vector<const Line*> by_time(const Outcome& outcome) {
   return lines;
 }
 
-TEST(Session, StartsAreEvaluatedFirstAndTheSearchGoesOnFromThem) {
-  Problem matmul("matmul", "256x256x32");
+/// The `n` fastest candidates of a search of `evals` on the stand-in device, fastest first.
+std::vector<Line> fastest_found(const Problem& problem, std::int64_t evals, std::size_t n) {
   StandInDevice device(0us);
   SessionOptions options;
-  options.evals = 40;
-  const Outcome first = search(*matmul.root, device, matmul.model.get(), options);
-  std::vector<const Line*> fastest = by_time(first);
-  fastest.resize(10);
+  options.evals = evals;
+  const Outcome found = search(*problem.root, device, problem.model.get(), options);
+  std::vector<Line> fastest;
+  for (const Line* l : by_time(found)) fastest.push_back(*l);
+  fastest.resize(std::min(n, fastest.size()));
+  return fastest;
+}
 
+TEST(Session, StartsAreEvaluatedFirstAndTheSearchGoesOnFromThem) {
+  Problem matmul("matmul", "256x256x32");
+  const std::vector<Line> fastest = fastest_found(matmul, 40, 10);
+  StandInDevice device(0us);
+  SessionOptions options;
   options.seed = 2;
   options.evals = 30;
   options.mcts.local = 1;
   options.mcts.local_after = 1;
-  for (const Line* l : fastest) options.starts.push_back(l->actions);
+  for (const Line& l : fastest) options.starts.push_back(l.actions);
   const Outcome second = search(*matmul.root, device, matmul.model.get(), options);
   // The starts come first, in order, but for those whose bound reached the best time collected
   // meanwhile: they cannot be faster.
   std::size_t next = 0;
   std::size_t from_starts = 0;
   for (const Line& l : second.lines) {
-    while (next < fastest.size() && l.actions != fastest[next]->actions) ++next;
+    while (next < fastest.size() && l.actions != fastest[next].actions) ++next;
     if (next == fastest.size()) break;
     ++from_starts;
   }
   ASSERT_GE(from_starts, 1u);
-  EXPECT_EQ(second.lines[0].actions, fastest[0]->actions);
-  EXPECT_LE(*by_time(second)[0]->time_ns, *fastest[0]->time_ns);
+  EXPECT_EQ(second.lines[0].actions, fastest[0].actions);
+  EXPECT_LE(*by_time(second)[0]->time_ns, *fastest[0].time_ns);
   // MCTS heard them: its first proposals, all neighbours of the best candidates it knows (once
   // it knows one), change a few decisions of a start.
   std::vector<std::set<std::string>> starts;
-  for (const Line* l : fastest) starts.push_back(decision_set(l->actions));
+  for (const Line& l : fastest) starts.push_back(decision_set(l.actions));
   std::vector<std::size_t> distances;
   for (std::size_t i = from_starts; i < std::min(from_starts + 5, second.lines.size()); ++i) {
     const std::set<std::string> decisions = decision_set(second.lines[i].actions);
@@ -778,25 +786,23 @@ TEST(Session, StartsAreEvaluatedFirstAndTheSearchGoesOnFromThem) {
 TEST(Session, StartsFromOtherSizesKeepTheDecisionsThatStillApply) {
   Problem large("matmul", "512x512x512");
   Problem small("matmul", "32x32x4");
+  const std::vector<Line> fastest = fastest_found(large, 20, 5);
   StandInDevice device(0us);
   SessionOptions options;
   options.evals = 20;
-  const Outcome first = search(*large.root, device, large.model.get(), options);
-  std::vector<const Line*> fastest = by_time(first);
-  fastest.resize(5);
 
   std::size_t skipped = 0;
-  for (const Line* l : fastest) {
-    const Replay replay = replay_what_applies(*small.root, l->actions);
-    EXPECT_EQ(replay.applied + replay.absent + replay.refused, l->actions.size());
-    EXPECT_GE(replay.applied, l->actions.size() / 2);
+  for (const Line& l : fastest) {
+    const Replay replay = replay_what_applies(*small.root, l.actions);
+    EXPECT_EQ(replay.applied + replay.absent + replay.refused, l.actions.size());
+    EXPECT_GE(replay.applied, l.actions.size() / 2);
     skipped += replay.absent + replay.refused;
-    options.starts.push_back(l->actions);
+    options.starts.push_back(l.actions);
   }
   EXPECT_GT(skipped, 0u) << "32x32x4 has none of 512^3's larger tile sizes";
   const Outcome second = search(*small.root, device, small.model.get(), options);
   // The first candidate completes what applied of the fastest.
-  const Replay replay = replay_what_applies(*small.root, fastest[0]->actions);
+  const Replay replay = replay_what_applies(*small.root, fastest[0].actions);
   EXPECT_EQ(replay.candidate->apply(second.lines.at(0).actions), spacegen::Status::Ok);
 }
 
