@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Packs what a run on the GPU machine needs into .gpu/ (ignored by git), for the device tool's
 # `carry`: the GPU-facing binaries of BUILD_DIR without their debug sections, the shared
-# libraries they load beyond glibc and libstdc++, compare.py, the cuBLAS reference timer and
-# run.sh, which runs it all there.
+# libraries they load beyond glibc and libstdc++, compare.py, the cuBLAS reference timer, the
+# logs the `continue` step starts from, and run.sh, which runs it all there.
 #   bench/gpu/pack.sh [BUILD_DIR (build)] [CUBLAS_REFERENCE (../shared/bench/cublas_reference.py)]
 # Then call the device tool with carry [".gpu"] and the command `bash .gpu/run.sh` (or
 # `bash .gpu/run.sh STEP...`, see run.sh); the results come back as $OUT/gpu-results.tar.gz.
@@ -27,5 +27,8 @@ for b in "${binaries[@]}"; do
     while read -r lib; do cp -n "$lib" .gpu/; done
 done
 cp bench/gpu/compare.py bench/gpu/search_summary.py bench/gpu/run.sh .gpu/
+# What the `continue` step's searches start from.
+mkdir .gpu/starts
+cp tests/perf_model/h200/matmul_*.jsonl .gpu/starts/
 cp "$reference" .gpu/cublas_reference.py
 echo "packed $(du -sh .gpu | cut -f1) into .gpu/ (the device tool carries 64 MiB at most)"

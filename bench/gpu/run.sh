@@ -12,6 +12,10 @@
 #                 kernel-only beside cuBLAS in the same call (bench_gpu RUN_DIR..., compare.py),
 #                 and per search: best / cuBLAS, the GPU's idle share, bound violations
 #                 (search_summary.py, search_summary.json)
+#   continue      the searches of matmul 256x256x32 and 1024^3 again, each started from the
+#                 fastest candidates of an earlier H200 search of it (the logs measured_times_test
+#                 keeps, --start-from), summarised the same way: what a search builds on another
+#                 reaches, beside what one reaches from nothing
 #   tests         the GPU halves of the CUDA evaluator's tests (the GPU characterization's is
 #                 left to the characterize step, which measures the same)
 #   characterize  the GPU's description measured (sculpt characterize --device cuda: seconds on
@@ -41,6 +45,32 @@ step() {
   echo "== $name"
   tail -n 8 "$results/$name.txt"
   tar czf "$out/gpu-results.tar.gz" -C "$results" .
+}
+
+# searches PREFIX KERNEL:SIZE...: a 2-minute MCTS search of each (8 searching threads), steps
+# PREFIX_KERNEL_SIZE, then their best candidates timed kernel-only beside cuBLAS (PREFIX_best,
+# PREFIX_compare) and summarised (PREFIX_summary). A `continue` search starts from the H200's
+# searches that measured_times_test keeps (starts/KERNEL_SIZE.jsonl, --start-from).
+searches() {
+  local prefix="$1" runs=() problem kernel size dir more
+  shift
+  for problem in "$@"; do
+    kernel="${problem%%:*}" size="${problem#*:}"
+    dir="$results/runs/$kernel-$size" more=()
+    if [ "$prefix" = continue ]; then
+      dir="$results/runs/continue-$kernel-$size"
+      more=(--start-from "$here/starts/${kernel}_$size.jsonl")
+    fi
+    step "${prefix}_${kernel}_$size" 135 "$here/sculpt" search --kernel "$kernel" --size "$size" \
+      --device cuda --algorithm mcts --threads 8 --budget 2m --evals 100000 "${more[@]}" \
+      --out "$dir"
+    runs+=("$dir")
+  done
+  step "${prefix}_best" 40 "$here/bench_gpu" "$results/${prefix}_best" "${runs[@]}"
+  step "${prefix}_compare" 50 python3 "$here/compare.py" "$results/${prefix}_best" \
+    "$here/cublas_reference.py"
+  step "${prefix}_summary" 10 python3 "$here/search_summary.py" \
+    "$results/${prefix}_best/compare.json" "${runs[@]}"
 }
 
 steps=("$@")
@@ -78,22 +108,13 @@ for s in "${steps[@]}"; do
         --measure --device cuda
       ;;
     search)
-      runs=()
-      for problem in axpy:67108864 matmul:256x256x32 matmul:1024x1024x1024; do
-        kernel="${problem%%:*}" size="${problem#*:}"
-        step "search_${kernel}_$size" 135 "$here/sculpt" search --kernel "$kernel" --size "$size" \
-          --device cuda --algorithm mcts --threads 8 --budget 2m --evals 100000 \
-          --out "$results/runs/$kernel-$size"
-        runs+=("$results/runs/$kernel-$size")
-      done
-      step search_best 40 "$here/bench_gpu" "$results/search_best" "${runs[@]}"
-      step search_compare 50 python3 "$here/compare.py" "$results/search_best" \
-        "$here/cublas_reference.py"
-      step search_summary 10 python3 "$here/search_summary.py" \
-        "$results/search_best/compare.json" "${runs[@]}"
+      searches search axpy:67108864 matmul:256x256x32 matmul:1024x1024x1024
+      ;;
+    continue)
+      searches continue matmul:256x256x32 matmul:1024x1024x1024
       ;;
     *)
-      echo "run.sh: unknown step '$s' (tests, characterize, model, bench, candidates, search, replay, space)" >&2
+      echo "run.sh: unknown step '$s' (tests, characterize, model, bench, candidates, search, continue, replay, space)" >&2
       exit 2
       ;;
   esac

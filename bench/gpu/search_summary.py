@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""One line per GPU search of `run.sh search`: its best time beside cuBLAS, how busy it kept the
-GPU, whether any measured time fell below the model's bound, and how well the bound ranked the
+"""One line per GPU search of `run.sh search`: its best time beside cuBLAS and when the search
+found it, how busy it kept the GPU, whether any measured time fell below the model's bound, and how well the bound ranked the
 candidates (Spearman's rank correlation of bound and time over those that checked ok).
 
     python3 bench/gpu/search_summary.py COMPARE_JSON RUN_DIR...
@@ -65,6 +65,8 @@ def summarize(run_dir, compared):
         "ok": len(ok),
         "best_id": best and best["id"],
         "best_search_us": best and round(best["time_ns"] / 1e3, 2),
+        # When the search found it: a search that stalls finds its best early.
+        "best_found_s": best and round(best["t"], 1),
         "best_kernel_us": case and case["sculpt_kernel_us"],
         "cublas_kernel_us": case and case["cublas_kernel_us"],
         "ratio_to_cublas": case and case["ratio"],
@@ -85,7 +87,8 @@ def main():
     rows = [summarize(pathlib.Path(d), compared) for d in sys.argv[2:]]
     for r in rows:
         print(f"{r['kernel']} {r['size']}: {r['evaluations']} evaluations ({r['ok']} ok), "
-              f"best {r['best_kernel_us']} us kernel-only ({r['best_search_us']} us in the search), "
+              f"best {r['best_kernel_us']} us kernel-only ({r['best_search_us']} us in the search, "
+              f"found after {r['best_found_s']} s), "
               f"cuBLAS {r['cublas_kernel_us']} us, ratio {r['ratio_to_cublas']}, "
               f"GPU idle {r['device_idle_share']}, {len(r['bound_violations'])} bound violations, "
               f"bound's rank correlation with the times {r['bound_rank_correlation']}")
