@@ -50,16 +50,16 @@ step() {
 # searches PREFIX KERNEL:SIZE...: a 2-minute MCTS search of each (8 searching threads), steps
 # PREFIX_KERNEL_SIZE, then their best candidates timed kernel-only beside cuBLAS (PREFIX_best,
 # PREFIX_compare) and summarised (PREFIX_summary). A `continue` search starts from the H200's
-# searches that measured_times_test keeps (starts/KERNEL_SIZE.jsonl, --start-from).
+# searches that measured_times_test keeps (starts/KERNEL_SIZE*.jsonl, --start-from).
 searches() {
-  local prefix="$1" runs=() problem kernel size dir more
+  local prefix="$1" runs=() problem kernel size dir more log
   shift
   for problem in "$@"; do
     kernel="${problem%%:*}" size="${problem#*:}"
     dir="$results/runs/$kernel-$size" more=()
     if [ "$prefix" = continue ]; then
       dir="$results/runs/continue-$kernel-$size"
-      more=(--start-from "$here/starts/${kernel}_$size.jsonl")
+      for log in "$here/starts/${kernel}_$size"*.jsonl; do more+=(--start-from "$log"); done
     fi
     step "${prefix}_${kernel}_$size" 135 "$here/sculpt" search --kernel "$kernel" --size "$size" \
       --device cuda --algorithm mcts --threads 8 --budget 2m --evals 100000 "${more[@]}" \

@@ -5,7 +5,8 @@
 // - h200/: an H200's, the same searches a session later, against the shipped h200 description
 //   (its figures as `sculpt characterize` measured them in the same call). Its matmul 1024^3 ran
 //   below the bound of the time (1.8% under, 10% kernel-only) until the bound let ptxas merge a
-//   thread's consecutive shared loads along an unrolled dimension into vector ones;
+//   thread's consecutive shared loads along an unrolled dimension into vector ones; the `_2`
+//   logs are the same searches on an H200 a session later, which read h200.json themselves;
 // - cpu/: the CPU's of the shipped cpu description (the 2-core machine it was measured on),
 //   300-evaluation searches of 2026-11-27 (matmul 256x256x32 and mv 2048^2 random, matmul 256^3
 //   MCTS).
@@ -169,6 +170,9 @@ INSTANTIATE_TEST_SUITE_P(Searches, MeasuredTimes,
                                          Case{"h200", "axpy_67108864", "h200", 0.71},
                                          Case{"h200", "matmul_256x256x32", "h200", 0.66},
                                          Case{"h200", "matmul_1024x1024x1024", "h200", 0.58},
+                                         Case{"h200", "axpy_67108864_2", "h200", 0.73},
+                                         Case{"h200", "matmul_256x256x32_2", "h200", 0.74},
+                                         Case{"h200", "matmul_1024x1024x1024_2", "h200", 0.87},
                                          Case{"cpu", "matmul_256x256x32", "cpu", 0.73},
                                          Case{"cpu", "matmul_256x256x256", "cpu", 0.44},
                                          Case{"cpu", "mv_2048x2048", "cpu", 0.59}),
