@@ -56,6 +56,7 @@ Kernel search_kernel(const std::string& kernel, const std::string& sizes,
   request.session = session_options(options);
   request.definition = options.definition;
   request.definition_file = "definition";
+  request.start_from = options.start_from;
   request.out = new_run_dir(cache_dir, kernel.empty() ? "definition" : kernel);
   try {
     SearchRun run(request);

@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace sculpt {
 
@@ -36,6 +37,10 @@ struct SearchOptions {
   std::filesystem::path cache_dir;
   /// false: search even when the cache holds the kernel (the result replaces it).
   bool use_cache = true;
+  /// Other searches of the kernel to start from (run folders or logs: a Kernel's `log`, of
+  /// other sizes or another device too): their 10 fastest candidates are evaluated first, each
+  /// as far as its decisions apply (`sculpt search --start-from`).
+  std::vector<std::filesystem::path> start_from;
   /// Called after each evaluation, on the calling thread.
   std::function<void(const Progress&)> on_progress;
   /// A kernel of one's own: the text of kernel definitions in the Tensor Comprehensions

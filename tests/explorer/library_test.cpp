@@ -1,6 +1,6 @@
 // sculpt::search, the library call: a search, then the same code from the cache at once; a
-// cache entry of another space version (or other sizes) misses; a bad request throws
-// sculpt::Error with one line.
+// search started from another's log evaluates its best first; a cache entry of another space
+// version (or other sizes) misses; a bad request throws sculpt::Error with one line.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -60,6 +60,20 @@ TEST(Library, SearchesOnceThenAnswersFromTheCache) {
 
   // Other sizes are another kernel.
   EXPECT_FALSE(search("axpy", "128", small_options(cache)).from_cache);
+  std::filesystem::remove_all(cache);
+}
+
+TEST(Library, StartsFromAnotherSearch) {
+  const std::filesystem::path cache = explorer::fresh_dir("library_start");
+  const Kernel first = search("axpy", "64", small_options(cache));
+  SearchOptions options = small_options(cache);
+  options.use_cache = false;
+  options.seed = 9;
+  options.evals = 1;
+  options.start_from = {first.log};
+  const Kernel started = search("axpy", "64", options);
+  EXPECT_EQ(started.code, first.code) << "its one evaluation is the first search's best";
+  EXPECT_EQ(started.id, 0);
   std::filesystem::remove_all(cache);
 }
 
