@@ -587,8 +587,8 @@ class Session::Run {
       if (stats_.evaluated == 5) idle_from_ = {Clock::now(), s_.evaluator_.times().measuring_s};
     }
     if (done.start) {
-      // Starts are collected on this thread; with several searching threads the main one
-      // searches for none of them.
+      // The collecting thread's SearchThread: with one searching thread it searches between
+      // collections, with several none of them uses it.
       s_.algorithm_->recall(*s_.main_thread_, *done.start, time);
     } else {
       s_.algorithm_->observe(done.proposal, time);
