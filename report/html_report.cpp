@@ -267,6 +267,7 @@ class Page {
     if (e.runs > 0)
       t += fmt::format(" (spread {}, {})", format_ns(e.spread_ns), count(e.runs, "run"));
     if (e.cut_short) t += ", timed short";
+    if (e.start) t += ", another search's (--start-from)";
     return t + fmt::format(", at {}", seconds(wall_[index(e)]));
   }
 
@@ -538,11 +539,11 @@ class Page {
       s += fmt::format(
           "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}{}</td>"
           "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-          "<td class=\"num\">{}</td><td class=\"num\">evaluation {}, {}</td></tr>\n",
+          "<td class=\"num\">{}</td><td class=\"num\">evaluation {}, {}{}</td></tr>\n",
           r + 1, e.id, format_ns(*e.time_ns), e.cut_short ? " (timed short)" : "",
           format_ns(e.spread_ns), e.runs, e.bound_ns ? format_ns(*e.bound_ns) : "—",
           e.bound_ns ? fmt::format("{:.3g}", *e.time_ns / *e.bound_ns) : "—", index(e) + 1,
-          seconds(wall_[index(e)]));
+          seconds(wall_[index(e)]), e.start ? ", another search's (--start-from)" : "");
     }
     s += "</table>\n";
     for (std::size_t r = 0; r < fastest.size(); ++r) s += candidate(*fastest[r], r == 0);

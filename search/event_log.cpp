@@ -147,6 +147,7 @@ LogEvaluation evaluation_of(const json& j, std::optional<std::int64_t> previous_
   e.runs = optional_field<int>(j, "runs", 0);
   if (e.runs < 0) throw std::invalid_argument(fmt::format("runs is {}, a negative count", e.runs));
   e.cut_short = optional_field<bool>(j, "cut_short", false);
+  e.start = optional_field<bool>(j, "start", false);
   e.message = optional_field<std::string>(j, "message", "");
   if (j.contains("rank")) {
     e.rank = field<int>(j, "rank");
@@ -316,6 +317,7 @@ void EventLog::write(const LogEvaluation& e) {
                {"spread_ns", e.spread_ns},
                {"runs", e.runs}};
   if (e.cut_short) line["cut_short"] = true;
+  if (e.start) line["start"] = true;
   if (!e.message.empty()) line["message"] = e.message;
   if (e.rank) line["rank"] = *e.rank;
   write_line(line.dump());

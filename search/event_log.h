@@ -41,6 +41,8 @@ struct LogEvaluation {
   double spread_ns = 0;
   int runs = 0;
   bool cut_short = false;  // timed less than planned: slower than the search's cutoff
+  /// One of another search's candidates it started from (`--start-from`), not the algorithm's.
+  bool start = false;
   std::string message;
   std::optional<int> rank;  // the MPI rank that measured it, in a distributed search
 };

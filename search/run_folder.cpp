@@ -69,6 +69,7 @@ void RunFolder::record(const Evaluated& e) {
   entry.spread_ns = e.evaluation.spread_ns;
   entry.runs = e.evaluation.runs;
   entry.cut_short = e.evaluation.cut_short;
+  entry.start = e.start;
   entry.message = e.evaluation.message.substr(0, 2000);
   entry.rank = e.evaluation.rank;
   log_.write(entry);

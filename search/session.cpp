@@ -397,6 +397,7 @@ class Session::Run {
     pending.future = s_.evaluator_.submit(submission, cutoff_);
     pending.evaluated.code = std::move(submission.code);
     if (is_start) pending.start = std::move(p.candidate);
+    pending.evaluated.start = is_start;
     p.candidate.reset();
     pending.proposal = std::move(p);
     pending_.push_back(std::move(pending));

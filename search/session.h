@@ -77,6 +77,8 @@ struct Evaluated {
   /// Its lower bound; none without a model.
   std::optional<double> bound_ns;
   device::Evaluation evaluation;
+  /// One of SessionOptions::starts, not the algorithm's.
+  bool start = false;
   double t = 0;  // seconds since the session started
 };
 

@@ -166,6 +166,13 @@ TEST(SearchCommand, StartsFromAnotherSearchsFastestCandidates) {
   ASSERT_TRUE(second.ok()) << second.error;
   ASSERT_FALSE(second.evaluations.empty());
   EXPECT_EQ(second.evaluations[0].actions, fastest->actions);
+  // The log and the report say which evaluations were another search's.
+  EXPECT_TRUE(second.evaluations[0].start);
+  EXPECT_FALSE(first.evaluations[0].start);
+  std::ifstream report(after / "report.html");
+  const std::string page((std::istreambuf_iterator<char>(report)), {});
+  EXPECT_NE(page.find("another search&#39;s (--start-from)"), std::string::npos)
+      << "the report marks the starts";
   std::filesystem::remove_all(before);
   std::filesystem::remove_all(after);
 }
