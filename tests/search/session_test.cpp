@@ -667,6 +667,27 @@ TEST(Session, MoveStatisticsLearnWhatTheModelDoesNotSee) {
   EXPECT_LT(late, late_without / 2) << "without move statistics";
 }
 
+/// The decisions of a logged candidate, as a set.
+std::set<std::string> decision_set(const std::vector<spacegen::Action>& actions) {
+  std::set<std::string> decisions;
+  for (const spacegen::Action& a : actions) decisions.insert(spacegen::to_json(a));
+  return decisions;
+}
+
+/// How many decisions `decisions` has apart from the nearest of `others` (the size of the
+/// symmetric difference of the sets).
+std::size_t distance_to_nearest(const std::set<std::string>& decisions,
+                                const std::vector<std::set<std::string>>& others) {
+  std::size_t nearest = std::numeric_limits<std::size_t>::max();
+  for (const std::set<std::string>& other : others) {
+    std::vector<std::string> apart;
+    std::set_symmetric_difference(decisions.begin(), decisions.end(), other.begin(), other.end(),
+                                  std::back_inserter(apart));
+    nearest = std::min(nearest, apart.size());
+  }
+  return nearest;
+}
+
 TEST(Session, NeighboursOfTheBestKeepMostOfItsDecisions) {
   Problem matmul("matmul", "256x256x32");
   // Per candidate from the 25th on: how many of its decisions differ from the nearest of the ten
@@ -680,21 +701,15 @@ TEST(Session, NeighboursOfTheBestKeepMostOfItsDecisions) {
     std::vector<std::pair<double, std::set<std::string>>> seen;
     std::vector<double> distances;
     Session(*matmul.root, device, matmul.model.get(), options).run([&](Evaluated&& e) {
-      std::set<std::string> decisions;
-      for (const spacegen::Action& a : e.actions) decisions.insert(spacegen::to_json(a));
+      std::set<std::string> decisions = decision_set(e.actions);
       if (seen.size() >= 25) {
         std::vector<std::pair<double, std::set<std::string>>> best = seen;
         std::sort(best.begin(), best.end(),
                   [](const auto& a, const auto& b) { return a.first < b.first; });
         best.resize(10);
-        std::size_t nearest = std::numeric_limits<std::size_t>::max();
-        for (const auto& [time, other] : best) {
-          std::vector<std::string> apart;
-          std::set_symmetric_difference(decisions.begin(), decisions.end(), other.begin(),
-                                        other.end(), std::back_inserter(apart));
-          nearest = std::min(nearest, apart.size());
-        }
-        distances.push_back(static_cast<double>(nearest));
+        std::vector<std::set<std::string>> fastest;
+        for (auto& [time, other] : best) fastest.push_back(std::move(other));
+        distances.push_back(static_cast<double>(distance_to_nearest(decisions, fastest)));
       }
       seen.emplace_back(e.evaluation.time_ns.value_or(std::numeric_limits<double>::infinity()),
                         std::move(decisions));
@@ -707,13 +722,6 @@ TEST(Session, NeighboursOfTheBestKeepMostOfItsDecisions) {
   // Three decisions dropped and taken again, and those on objects a dropped one created.
   EXPECT_LE(neighbours, 12) << "the tree's candidates: " << tree;
   EXPECT_LT(neighbours, tree / 2);
-}
-
-/// The decisions of a logged candidate, as a set.
-std::set<std::string> decision_set(const std::vector<spacegen::Action>& actions) {
-  std::set<std::string> decisions;
-  for (const spacegen::Action& a : actions) decisions.insert(spacegen::to_json(a));
-  return decisions;
 }
 
 /// The lines of `outcome` by time, fastest first.
@@ -767,17 +775,8 @@ TEST(Session, StartsAreEvaluatedFirstAndTheSearchGoesOnFromThem) {
   for (const Line& l : fastest) starts.push_back(decision_set(l.actions));
   std::vector<std::size_t> distances;
   for (std::size_t i = from_starts; i < std::min(from_starts + 5, second.lines.size()); ++i) {
-    const std::set<std::string> decisions = decision_set(second.lines[i].actions);
-    std::size_t nearest = std::numeric_limits<std::size_t>::max();
-    for (const std::set<std::string>& start : starts) {
-      std::vector<std::string> apart;
-      std::set_symmetric_difference(decisions.begin(), decisions.end(), start.begin(), start.end(),
-                                    std::back_inserter(apart));
-      nearest = std::min(nearest, apart.size());
-    }
-    distances.push_back(nearest);
+    distances.push_back(distance_to_nearest(decision_set(second.lines[i].actions), starts));
   }
-
   ASSERT_FALSE(distances.empty());
   std::nth_element(distances.begin(), distances.begin() + distances.size() / 2, distances.end());
   EXPECT_LE(distances[distances.size() / 2], 12u);
