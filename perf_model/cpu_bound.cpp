@@ -18,6 +18,8 @@ namespace kind = gpu_space::values::dim_kind;
 namespace {
 
 constexpr spacegen::ValueSet kSequential = kind::LOOP | kind::UNROLL | kind::VECTOR;
+/// The most iterations of a loop GCC unrolls in full at -O3 (max-completely-peel-times).
+constexpr std::int64_t kFullyUnrolled = 16;
 
 /// The fp32 operations (an FMA counting once) of one execution of an instruction.
 double operations_of(const InstFacts& f) {
@@ -29,21 +31,28 @@ double operations_of(const InstFacts& f) {
   return total;
 }
 
-/// What the threads of a block run of a computing instruction, at least: the iterations of its
-/// sequential loops its value depends on (the others a compiler may hoist), in each of the
-/// threads that run it. At a thread level the instruction iterates on, as many threads as its
-/// dimension there; at any other level, every thread of the level, copies of one value the C
-/// computes again (only stores are predicated to one thread). A level an open dimension may
-/// still take counts one thread.
+/// What the threads of a block run of an instruction, at least: the iterations of its
+/// sequential loops its value (or address) depends on (the others a compiler may hoist), in
+/// each of the threads that run it. At a thread level the instruction iterates on, as many
+/// threads as its dimension there; at any other level, every thread of the level, copies of one
+/// value the C computes again, but for a store, which is predicated to one thread. A level an
+/// open dimension may still take counts one thread.
 struct PerThread {
   double iterations = 1;
   double threads = 1;
 };
 
-PerThread per_thread(const CandidateView& v, const InstFacts& f) {
+PerThread per_thread(const CandidateView& v, const InstFacts& f, bool copies) {
   PerThread out;
   std::uint32_t may_own = 0;  // levels one of its dimensions may take
   std::uint32_t own_levels = 0;
+  // The sequential iterations of each loop its value depends on.
+  struct Loop {
+    std::uint32_t position;
+    backbone::LogicalDimId logical;
+    double iterations;
+  };
+  std::vector<Loop> loops;
   for (std::size_t k = 0; k < f.dims.size(); ++k) {
     const DimView& d = v.dim(f.dims[k]);
     if (d.may_be(kind::THREAD)) may_own |= d.levels;
@@ -51,10 +60,22 @@ PerThread per_thread(const CandidateView& v, const InstFacts& f) {
       out.threads *= static_cast<double>(d.lo);
       own_levels |= d.levels;
     } else if (f.dep_dim[k] && d.only(kSequential)) {
-      out.iterations *= static_cast<double>(d.lo);
+      if (loops.empty() || loops.back().position != f.dim_loop[k]) {
+        loops.push_back({f.dim_loop[k], f.dim_logical[k], 1});
+      }
+      loops.back().iterations *= static_cast<double>(d.lo);
     }
   }
-  for (std::uint32_t l = 0; l < 3; ++l) {
+  // Two loops of one logical dimension may run over the same values: the larger counts.
+  for (std::size_t i = 0; i < loops.size(); ++i) {
+    const bool larger_elsewhere = std::any_of(loops.begin(), loops.end(), [&](const Loop& o) {
+      return &o != &loops[i] && o.logical == loops[i].logical &&
+             (o.iterations > loops[i].iterations ||
+              (o.iterations == loops[i].iterations && o.position < loops[i].position));
+    });
+    if (!larger_elsewhere) out.iterations *= loops[i].iterations;
+  }
+  for (std::uint32_t l = 0; l < 3 && copies; ++l) {
     if (!((own_levels | may_own) & (1u << l)))
       out.threads *= static_cast<double>(v.level_size[l].lo);
   }
@@ -73,6 +94,13 @@ void cpu_bound(const CandidateView& v, const CpuRates& r, Layers layers, Bound& 
   // ones included, once per iteration of the loops that hold a barrier around an instruction;
   // a step costs at least an fp32 lane (a vector of steps at most a vector instruction).
   double visits = 0;
+  // Bytes the threads of every block load and store, each access at the L1 bandwidth at best,
+  // as if it were part of a full vector: the iterations of the loops its address depends on
+  // (when no two of them touch one element), on every thread of a level it does not iterate on
+  // for a load, as for a value, on one for a store. GCC unrolls a loop over at most
+  // kFullyUnrolled threads in full: it then merges a load's copies, and may forward a
+  // temporary's stores to its loads, so those count once and not at all.
+  double moved = 0;
   // Every loop that holds a barrier, once.
   std::vector<backbone::DimId> barriers;
   if (layers != Layers::floors) {
@@ -93,11 +121,17 @@ void cpu_bound(const CandidateView& v, const CpuRates& r, Layers layers, Bound& 
       out.counts.barriers_per_block = std::max(out.counts.barriers_per_block, iterations);
       visits = std::max(visits, blocks_lo * static_cast<double>(v.block_threads.lo) * iterations);
     }
+    const bool unrolled = v.block_threads.lo <= kFullyUnrolled;
+    if ((f.is_load || f.is_store) && !(f.temporary && unrolled) && layers != Layers::floors) {
+      const PerThread t = per_thread(v, f, f.is_load && !unrolled);
+      moved += static_cast<double>(f.elem_bytes) * blocks_lo * t.threads *
+               (f.injective ? t.iterations : 1);
+    }
     const double operations = operations_of(f);
     if (operations == 0) continue;
     distinct += operations * f.distinct;
     if (layers == Layers::floors) continue;
-    const PerThread t = per_thread(v, f);
+    const PerThread t = per_thread(v, f, /*copies=*/true);
     executed += operations * blocks_lo * t.threads * t.iterations;
   }
   const double cores = r.cores.value;
@@ -108,15 +142,21 @@ void cpu_bound(const CandidateView& v, const CpuRates& r, Layers layers, Bound& 
     // Blocks are what the cores share: a core runs whole blocks, so fewer blocks than cores leave
     // cores idle, and the busiest core runs its share rounded up.
     const double blocks_hi = v.product_hi(v.dims_of_kind(kind::BLOCK, /*certain=*/false));
-    const double per_block = std::max(executed, visits) / blocks_lo;
     const double busiest =
         blocks_lo == blocks_hi ? std::ceil(blocks_lo / cores) : std::max(blocks_lo, 1.0) / cores;
-    const double work = std::max(distinct / std::min(cores, blocks_hi), per_block * busiest);
+    const double work = std::max(distinct / std::min(cores, blocks_hi),
+                                 std::max(executed, visits) / blocks_lo * busiest);
     out.terms.push_back(
         Term{"threads", Level::sm, work / r.fp32_per_second.value * 1e9,
              fmt::format("{:.4g} fp32 operations run by the threads of {:g} blocks, {:.4g} "
                          "steps of their loops over threads; {:.4g} on the busiest core",
                          executed, blocks_lo, visits, work)});
+    const double moved_by_busiest = moved / blocks_lo * busiest;
+    out.terms.push_back(
+        Term{"accesses", Level::sm, moved_by_busiest / (r.l1_bandwidth.value / cores) * 1e9,
+             fmt::format("{:.4g} bytes loaded and stored by the threads of {:g} blocks; {:.4g} "
+                         "by the busiest core, at its share of the L1 bandwidth",
+                         moved, blocks_lo, moved_by_busiest)});
   }
   const double bytes = v.facts.compulsory_bytes;
   const double footprint = v.facts.footprint_bytes;

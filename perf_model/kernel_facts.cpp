@@ -153,8 +153,14 @@ const std::vector<LogicalDimId>& value_deps(const backbone::Kernel& kernel, Inst
   return deps[id.value];
 }
 
-/// Distinct elements and 32-byte sectors an affine access touches over its iteration space.
-std::pair<double, double> footprint(const backbone::Kernel& kernel, const Instruction& inst) {
+/// What an affine access touches over its iteration space.
+struct Footprint {
+  double elements = 0;  ///< distinct elements
+  double sectors = 0;   ///< distinct 32-byte sectors
+  bool injective = true;
+};
+
+Footprint footprint(const backbone::Kernel& kernel, const Instruction& inst) {
   struct Term {
     std::int64_t coeff;
     std::int64_t size;
@@ -184,7 +190,7 @@ std::pair<double, double> footprint(const backbone::Kernel& kernel, const Instru
   const bool apart =
       !terms.empty() && static_cast<double>(terms.front().coeff) * bytes >= kSectorBytes;
   const double sectors = apart ? elements : std::ceil(elements * bytes / kSectorBytes);
-  return {elements, sectors};
+  return {elements, sectors, injective};
 }
 
 }  // namespace
@@ -204,14 +210,19 @@ KernelFacts::KernelFacts(const backbone::Kernel& kernel)
     f.elem_bytes = backbone::elem_type_bytes(inst.type);
     f.per_execution = per_execution(inst);
     f.latency = latency_kind(inst, f.temporary);
+    // A temporary holds one element per value it copies.
+    f.injective = f.temporary;
     f.deps = value_deps(kernel, inst.id, deps, done);
-    for (LoopId loop : inst.loops) {
+    for (std::uint32_t position = 0; position < inst.loops.size(); ++position) {
+      const LoopId loop = inst.loops[position];
       const bool dep = std::binary_search(f.deps.begin(), f.deps.end(), kernel.loop(loop).logical);
       if (dep)
         f.distinct *= static_cast<double>(kernel.logical_dim(kernel.loop(loop).logical).size);
       for (backbone::DimId d : kernel.loop(loop).dims()) {
         f.dims.push_back(d);
         f.dep_dim.push_back(dep);
+        f.dim_loop.push_back(position);
+        f.dim_logical.push_back(kernel.loop(loop).logical);
       }
     }
     for (LoopId loop : inst.reduction_loops()) {
@@ -222,11 +233,12 @@ KernelFacts::KernelFacts(const backbone::Kernel& kernel)
       for (backbone::DimId d : kernel.loop(loop).dims()) f.storage_dims.push_back(d);
     }
     if (inst.access && !f.temporary) {
-      const auto [elements, sectors] = footprint(kernel, inst);
-      f.footprint_sectors = sectors;
+      const Footprint touched = footprint(kernel, inst);
+      f.footprint_sectors = touched.sectors;
+      f.injective = touched.injective;
       const std::uint32_t mem = inst.access->mem.value;
-      array_sectors[mem] = std::max(array_sectors[mem], sectors);
-      array_elements[mem] = std::max(array_elements[mem], elements);
+      array_sectors[mem] = std::max(array_sectors[mem], touched.sectors);
+      array_elements[mem] = std::max(array_elements[mem], touched.elements);
     }
   }
   for (const backbone::MemRegion* mem : kernel.mem_regions()) {

@@ -32,6 +32,11 @@ struct InstFacts {
   /// dimension is one of `deps`.
   std::vector<backbone::DimId> dims;
   std::vector<bool> dep_dim;
+  /// For each of `dims`, its loop's position among the instruction's loops and its logical
+  /// dimension: a lowered temporary's load runs in its consumer's loops and its own copy loops,
+  /// two loops of one logical dimension.
+  std::vector<std::uint32_t> dim_loop;
+  std::vector<backbone::LogicalDimId> dim_logical;
   /// Distinct values (or addresses) computed: the product of the logical sizes of `deps`.
   double distinct = 1;
   /// Reductions: the iterations of one accumulator's chain (the product of the reduction
@@ -43,6 +48,10 @@ struct InstFacts {
   /// Accesses of the kernel's arrays: the 32-byte sectors the access touches over its whole
   /// iteration space (at least).
   double footprint_sectors = 0;
+  /// Accesses: every point of the iteration space touches its own element (an array's index
+  /// is a mixed radix; a temporary holds one element per value it copies), so no two
+  /// iterations share a load or a store.
+  bool injective = false;
 };
 
 struct KernelFacts {
