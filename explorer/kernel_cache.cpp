@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <charconv>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <system_error>
@@ -18,6 +20,21 @@ namespace {
 using json = nlohmann::ordered_json;
 
 constexpr int kFormat = 1;
+
+/// The values of sizes written "256x256x32"; nothing for other text.
+std::optional<std::vector<double>> size_values(const std::string& sizes) {
+  std::vector<double> values;
+  std::size_t from = 0;
+  while (from <= sizes.size()) {
+    const std::size_t to = std::min(sizes.find('x', from), sizes.size());
+    std::int64_t value = 0;
+    const auto [end, error] = std::from_chars(sizes.data() + from, sizes.data() + to, value);
+    if (error != std::errc() || end != sizes.data() + to || value <= 0) return std::nullopt;
+    values.push_back(static_cast<double>(value));
+    from = to + 1;
+  }
+  return values;
+}
 
 json key_json(const CacheKey& key) {
   return {{"kernel", key.kernel},
@@ -48,11 +65,47 @@ std::filesystem::path KernelCache::file_of(const CacheKey& key) const {
 }
 
 std::optional<Kernel> KernelCache::find(const CacheKey& key) const {
-  std::ifstream in(file_of(key));
+  std::optional<std::pair<CacheKey, Kernel>> found = read(file_of(key));
+  if (!found || found->first != key) return std::nullopt;
+  return std::move(found->second);
+}
+
+std::optional<Kernel> KernelCache::nearest(const CacheKey& key) const {
+  const std::optional<std::vector<double>> sizes = size_values(key.sizes);
+  if (!sizes) return std::nullopt;
+  std::optional<Kernel> best;
+  double best_distance = 0;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_, error)) {
+    // Files are named KERNEL-SIZES-HASH.json.
+    if (!entry.path().filename().string().starts_with(key.kernel + "-")) continue;
+    std::optional<std::pair<CacheKey, Kernel>> cached = read(entry.path());
+    if (!cached || cached->first.kernel != key.kernel || cached->first.device != key.device ||
+        cached->first.sizes == key.sizes || !std::filesystem::exists(cached->second.log, error))
+      continue;
+    const std::optional<std::vector<double>> other = size_values(cached->first.sizes);
+    if (!other || other->size() != sizes->size()) continue;
+    double distance = 0;
+    for (std::size_t i = 0; i < sizes->size(); ++i)
+      distance += std::abs(std::log2((*other)[i] / (*sizes)[i]));
+    if (!best || distance < best_distance) {
+      best = std::move(cached->second);
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+std::optional<std::pair<CacheKey, Kernel>> KernelCache::read(const std::filesystem::path& file) {
+  std::ifstream in(file);
   if (!in) return std::nullopt;
   try {
     const json j = json::parse(in);
-    if (j.at("format") != kFormat || j.at("key") != key_json(key)) return std::nullopt;
+    if (j.at("format") != kFormat) return std::nullopt;
+    const json& c = j.at("key");
+    CacheKey key{c.at("kernel"), c.at("sizes"), c.at("device"),
+                 std::stoull(c.at("space_hash").get<std::string>(), nullptr, 16),
+                 std::stoull(c.at("description_hash").get<std::string>(), nullptr, 16)};
     const json& k = j.at("kernel");
     Kernel kernel;
     kernel.kernel = key.kernel;
@@ -69,9 +122,11 @@ std::optional<Kernel> KernelCache::find(const CacheKey& key) const {
     kernel.id = k.at("id");
     kernel.code = k.at("code");
     kernel.from_cache = true;
-    return kernel;
+    return std::pair{std::move(key), std::move(kernel)};
   } catch (const json::exception&) {
     return std::nullopt;  // damaged: searched again, and replaced
+  } catch (const std::logic_error&) {
+    return std::nullopt;  // a hash that is not hexadecimal
   }
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "explorer/sculpt_types.h"
 
@@ -30,6 +31,10 @@ class KernelCache {
   /// The kernel cached under `key`; nothing when there is none, or its file is unreadable or
   /// holds another key (a collision of file names).
   std::optional<Kernel> find(const CacheKey& key) const;
+  /// Of the kernels cached for `key`'s kernel and device at other sizes (any space version or
+  /// description) whose search's log is still there, the one at the sizes nearest `key`'s (the
+  /// least sum of |log2| of the ratios of the sizes); nothing when there is none.
+  std::optional<Kernel> nearest(const CacheKey& key) const;
   /// Caches `kernel` under `key`, replacing what was there. Throws std::runtime_error ("cannot
   /// write PATH: why").
   void store(const CacheKey& key, const Kernel& kernel) const;
@@ -38,6 +43,9 @@ class KernelCache {
   std::filesystem::path file_of(const CacheKey& key) const;
 
  private:
+  /// A cache file's key and kernel; nothing when it is unreadable or damaged.
+  static std::optional<std::pair<CacheKey, Kernel>> read(const std::filesystem::path& file);
+
   std::filesystem::path dir_;
 };
 

@@ -75,6 +75,9 @@ Kernel search_kernel(const std::string& kernel, const std::string& sizes,
         return *cached;
       }
     }
+    if (options.start_from_cache) {
+      if (std::optional<Kernel> nearest = cache.nearest(key)) run.start_from(nearest->log);
+    }
     run.open_folder();
     const SearchOutcome outcome = run.run([&](const SearchProgressState& s) {
       if (options.on_progress) options.on_progress(Progress{s.evaluations, s.requested, s.best_ns});

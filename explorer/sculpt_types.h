@@ -41,6 +41,10 @@ struct SearchOptions {
   /// other sizes or another device too): their 10 fastest candidates are evaluated first, each
   /// as far as its decisions apply (`sculpt search --start-from`).
   std::vector<std::filesystem::path> start_from;
+  /// Also start from the cache's search of the kernel on the device at the sizes nearest these
+  /// (another size's best implementation often holds for these too, or nearly): its 10
+  /// fastest candidates, evaluated first as start_from's are. false: a search from scratch.
+  bool start_from_cache = true;
   /// Called after each evaluation, on the calling thread.
   std::function<void(const Progress&)> on_progress;
   /// A kernel of one's own: the text of kernel definitions in the Tensor Comprehensions

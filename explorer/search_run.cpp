@@ -71,6 +71,8 @@ struct SearchRun::State {
   std::unique_ptr<gpu_space::Candidate> root;
   std::unique_ptr<perf_model::Model> model;
   std::unique_ptr<search::CandidateEvaluator> evaluator;
+  /// The session's options, its starts included, until open_folder() makes the session.
+  search::SessionOptions session_options;
   std::unique_ptr<search::Session> session;
   std::string what;
   std::filesystem::path dir;
@@ -78,6 +80,26 @@ struct SearchRun::State {
   /// Whether this run made the folder (then a failure before its first evaluation removes it).
   bool made_dir = false;
   std::int64_t logged = 0;
+
+  /// Adds the fastest candidates of another search of the kernel to the starts. Throws
+  /// SearchError for a log that cannot be read or is of another kernel.
+  void add_starts(const std::filesystem::path& path) {
+    search::LoggedStarts starts;
+    try {
+      starts = search::logged_starts(path, kStartsPerLog);
+    } catch (const std::runtime_error& e) {
+      throw SearchError(fmt::format("--start-from: {}", e.what()), kExitUsage);
+    }
+    if (starts.kernel != info->name) {
+      throw SearchError(fmt::format("--start-from {}: a search of {}, not of {}",
+                                    starts.path.string(), starts.kernel, info->name),
+                        kExitUsage);
+    }
+    if (starts.actions.empty()) {
+      spdlog::warn("--start-from {}: no candidate of it checked ok", starts.path.string());
+    }
+    for (auto& actions : starts.actions) session_options.starts.push_back(std::move(actions));
+  }
 
   /// The code of a logged candidate, rebuilt from its actions.
   device::KernelCode code_of(const std::vector<spacegen::Action>& actions) const {
@@ -141,29 +163,8 @@ SearchRun::SearchRun(const SearchRequest& request) : s_(std::make_unique<State>(
   } else {
     s.evaluator = std::make_unique<search::StandInDevice>(request.stand_in_latency);
   }
-  search::SessionOptions session = request.session;
-  for (const std::filesystem::path& path : request.start_from) {
-    search::LoggedStarts starts;
-    try {
-      starts = search::logged_starts(path, kStartsPerLog);
-    } catch (const std::runtime_error& e) {
-      throw SearchError(fmt::format("--start-from: {}", e.what()), kExitUsage);
-    }
-    if (starts.kernel != s.info->name) {
-      throw SearchError(fmt::format("--start-from {}: a search of {}, not of {}",
-                                    starts.path.string(), starts.kernel, s.info->name),
-                        kExitUsage);
-    }
-    if (starts.actions.empty()) {
-      spdlog::warn("--start-from {}: no candidate of it checked ok", starts.path.string());
-    }
-    for (auto& actions : starts.actions) session.starts.push_back(std::move(actions));
-  }
-  try {
-    s.session = std::make_unique<search::Session>(*s.root, *s.evaluator, s.model.get(), session);
-  } catch (const std::invalid_argument& e) {
-    throw SearchError(e.what(), kExitUsage);
-  }
+  s.session_options = request.session;
+  for (const std::filesystem::path& path : request.start_from) s.add_starts(path);
   const std::string sizes = backbone::format_sizes(s.sizes);
   s.what = fmt::format("{} {} on {}", s.info->name, sizes, s.device_name);
   s.dir = request.out.empty() ? std::filesystem::path("runs") / (s.info->name + "-" + sizes)
@@ -182,8 +183,23 @@ std::uint64_t SearchRun::description_hash() const {
 }
 std::int64_t SearchRun::logged() const { return s_->logged; }
 
+void SearchRun::start_from(const std::filesystem::path& log) {
+  SCULPT_CHECK(!s_->session) << "start_from() before open_folder()";
+  try {
+    s_->add_starts(log);
+  } catch (const SearchError& e) {
+    spdlog::warn("{}; the search starts without it", e.what());
+  }
+}
+
 void SearchRun::open_folder() {
   State& s = *s_;
+  try {
+    s.session =
+        std::make_unique<search::Session>(*s.root, *s.evaluator, s.model.get(), s.session_options);
+  } catch (const std::invalid_argument& e) {
+    throw SearchError(e.what(), kExitUsage);
+  }
   const search::SessionOptions& options = s.request.session;
   search::RunFolder::Identity identity{
       {1, s.info->name, s.sizes.entries(), s.device_name, space_hash(), options.seed,

@@ -125,8 +125,12 @@ class SearchRun {
   /// Evaluations the run folder held before this run (a resumed search).
   std::int64_t logged() const;
 
-  /// Starts the run folder (a new one, or the resumed one with its log recalled into the
-  /// session). Throws SearchError as the constructor does.
+  /// Adds another search's fastest candidates to those evaluated first, as the request's
+  /// `start_from` does, but only warns when the log cannot be read or is of another kernel.
+  /// Before open_folder().
+  void start_from(const std::filesystem::path& log);
+  /// Makes the session and starts the run folder (a new one, or the resumed one with its log
+  /// recalled into the session). Throws SearchError as the constructor does.
   void open_folder();
   /// Searches, calling `progress` after each evaluation, then writes the report. Throws
   /// SearchError when the device fails or the log cannot be written. A new run folder that a

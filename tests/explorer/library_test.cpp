@@ -1,13 +1,17 @@
 // sculpt::search, the library call: a search, then the same code from the cache at once; a
-// search started from another's log evaluates its best first; a cache entry of another space
-// version (or other sizes) misses; a bad request throws sculpt::Error with one line.
+// search started from another's log evaluates its best first, as does one of sizes the cache
+// holds a search of the kernel near; a cache entry of another space version (or other sizes)
+// misses; a bad request throws sculpt::Error with one line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
+#include "explorer/kernel_cache.h"
 #include "explorer/sculpt.h"
 #include "tests/explorer/command_test_util.h"
 
@@ -75,6 +79,73 @@ TEST(Library, StartsFromAnotherSearch) {
   EXPECT_EQ(started.code, first.code) << "its one evaluation is the first search's best";
   EXPECT_EQ(started.id, 0);
   std::filesystem::remove_all(cache);
+}
+
+/// The evaluation lines of a search's log (search::read_log is out of reach here: the library
+/// call's name is its namespace's).
+std::vector<nlohmann::json> evaluations(const std::filesystem::path& log) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json j = nlohmann::json::parse(line);
+    if (j.value("kind", "") == "evaluation") out.push_back(std::move(j));
+  }
+  return out;
+}
+
+/// The decisions of a logged evaluation, in any order.
+std::set<std::string> decisions(const nlohmann::json& evaluation) {
+  std::set<std::string> out;
+  for (const nlohmann::json& a : evaluation.at("actions")) out.insert(a.dump());
+  return out;
+}
+
+TEST(Library, StartsFromTheCachesSearchOfTheNearestSizes) {
+  const std::filesystem::path cache = explorer::fresh_dir("library_nearest");
+  search("axpy", "64", small_options(cache));
+  SearchOptions options = small_options(cache);
+  options.seed = 2;
+  const Kernel near = search("axpy", "1024", options);
+  options.seed = 9;
+  options.evals = 1;
+  const Kernel started = search("axpy", "2048", options);
+  // Its one evaluation is the fastest of the search at 1024, the nearest sizes.
+  const std::vector<nlohmann::json> log = evaluations(started.log);
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_TRUE(log[0].value("start", false));
+  const std::vector<nlohmann::json> near_log = evaluations(near.log);
+  const auto fastest = std::find_if(near_log.begin(), near_log.end(),
+                                    [&](const nlohmann::json& e) { return e.at("id") == near.id; });
+  ASSERT_NE(fastest, near_log.end());
+  EXPECT_EQ(decisions(log[0]), decisions(*fastest));
+
+  options.start_from_cache = false;
+  const Kernel fresh = search("axpy", "4096", options);
+  EXPECT_FALSE(evaluations(fresh.log).at(0).value("start", false));
+  std::filesystem::remove_all(cache);
+}
+
+TEST(KernelCache, NearestIsOfTheSameKernelAndDeviceWithItsLogStillThere) {
+  const std::filesystem::path dir = explorer::fresh_dir("kernel_cache_nearest");
+  const explorer::KernelCache cache(dir);
+  const auto entry = [&](const std::string& kernel, const std::string& sizes,
+                         const std::string& device, bool with_log) {
+    Kernel k;
+    k.log = dir / (kernel + "-" + sizes + "-" + device + ".jsonl");
+    if (with_log) std::ofstream(k.log) << "{}\n";
+    cache.store({kernel, sizes, device, 1, 2}, k);
+    return k.log;
+  };
+  entry("matmul", "64x64x64", "cpu", true);
+  const std::filesystem::path near = entry("matmul", "256x256x64", "cpu", true);
+  entry("matmul", "256x256x32", "cpu", false);    // its log is gone
+  entry("matmul", "256x256x32", "NVIDIA", true);  // another device
+  entry("matmul_ta", "256x256x32", "cpu", true);  // another kernel
+  const std::optional<Kernel> found = cache.nearest({"matmul", "256x256x32", "cpu", 3, 4});
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->log, near);
+  EXPECT_FALSE(cache.nearest({"mv", "256x256", "cpu", 1, 2}));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Library, AnotherSpaceVersionMisses) {
