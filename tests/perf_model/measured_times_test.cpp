@@ -29,6 +29,7 @@
 
 #include "perf_model/model.h"
 #include "search/event_log.h"
+#include "support/check.h"
 #include "zoo/zoo.h"
 
 namespace sculpt::perf_model {
@@ -76,6 +77,15 @@ struct Case {
 /// A failure names the log.
 void PrintTo(const Case& c, std::ostream* os) { *os << c.folder << "/" << c.log; }
 
+/// A log's sizes as a zoo kernel's are written: 256x256x32.
+std::string sizes_of(const search::LogContents& log) {
+  std::string sizes;
+  for (const auto& [name, value] : log.header.sizes) {
+    sizes += (sizes.empty() ? "" : "x") + std::to_string(value);
+  }
+  return sizes;
+}
+
 /// The bounds the search logged, beside the times.
 std::vector<Measured> as_logged(const search::LogContents& log) {
   std::vector<Measured> out;
@@ -93,11 +103,7 @@ TEST_P(MeasuredTimes, BoundIsNeverAboveTheTimeAndRanksTheCandidates) {
       std::string(SCULPT_SOURCE_DIR) + "/tests/perf_model/" + c.folder + "/" + c.log + ".jsonl";
   const search::LogContents log = search::read_log(path);
   ASSERT_TRUE(log.ok()) << log.error;
-  std::string size;
-  for (const auto& [name, value] : log.header.sizes) {
-    size += (size.empty() ? "" : "x") + std::to_string(value);
-  }
-  const zoo::ZooLookup lookup = zoo::lookup_kernel(log.header.kernel, size);
+  const zoo::ZooLookup lookup = zoo::lookup_kernel(log.header.kernel, sizes_of(log));
   ASSERT_TRUE(lookup.ok()) << lookup.error;
   const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
   const Description description = Description::named(c.description);
@@ -137,26 +143,41 @@ TEST_P(MeasuredTimes, BoundIsNeverAboveTheTimeAndRanksTheCandidates) {
   EXPECT_GE(correlation, c.correlation);
 }
 
+/// One kept candidate: its measured time and its bound against `description`, counting as
+/// `counting` does.
+struct KeptCandidate {
+  double time_ns = 0;
+  Bound bound;
+};
+
+KeptCandidate kept_candidate(const std::string& log_name, std::int64_t id,
+                             const std::string& description_name,
+                             Counting counting = Counting::charged) {
+  const search::LogContents log =
+      search::read_log(std::string(SCULPT_SOURCE_DIR) + "/tests/perf_model/" + log_name);
+  SCULPT_CHECK(log.ok()) << log.error;
+  const auto e = std::find_if(log.evaluations.begin(), log.evaluations.end(),
+                              [&](const search::LogEvaluation& e) { return e.id == id; });
+  SCULPT_CHECK(e != log.evaluations.end() && e->time_ns) << "no candidate " << id << " timed";
+  const zoo::ZooLookup lookup = zoo::lookup_kernel(log.header.kernel, sizes_of(log));
+  const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
+  const Description description = Description::named(description_name);
+  std::unique_ptr<spacegen::CandidateBase> candidate =
+      gpu_space::make_root(kernel, description.limits)->clone();
+  SCULPT_CHECK(candidate->apply(e->actions) != spacegen::Status::Conflict)
+      << "candidate " << id << " no longer replays";
+  return {*e->time_ns,
+          Model(kernel, description)
+              .bound(static_cast<const gpu_space::Candidate&>(*candidate), Layers::all, counting)};
+}
+
 // The H200's fastest matmul 1024^3 (candidate 6576): one warp a block reads its A tile from
 // shared memory with ld.shared.f32 at consecutive offsets along an unrolled k, which ptxas turns
 // into LDS.128. It ran in 70.5 us kernel-only (77.3 us as the search times a launch), below the
 // 78.7 us its bound charged for the printed PTX's loads.
 TEST(MeasuredTimes, PtxasMergesAThreadsConsecutiveSharedLoads) {
-  const search::LogContents log = search::read_log(
-      std::string(SCULPT_SOURCE_DIR) + "/tests/perf_model/h200/matmul_1024x1024x1024.jsonl");
-  ASSERT_TRUE(log.ok()) << log.error;
-  const auto e = std::find_if(log.evaluations.begin(), log.evaluations.end(),
-                              [](const search::LogEvaluation& e) { return e.id == 6576; });
-  ASSERT_NE(e, log.evaluations.end());
-  const zoo::ZooLookup lookup = zoo::lookup_kernel("matmul", "1024x1024x1024");
-  const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
-  const Description description = Description::named("h200");
-  const auto root = gpu_space::make_root(kernel, description.limits);
-  std::unique_ptr<spacegen::CandidateBase> candidate = root->clone();
-  ASSERT_NE(candidate->apply(e->actions), spacegen::Status::Conflict);
-  const Bound b = Model(kernel, description)
-                      .bound(static_cast<const gpu_space::Candidate&>(*candidate), Layers::all,
-                             Counting::executed);
+  const Bound b =
+      kept_candidate("h200/matmul_1024x1024x1024.jsonl", 6576, "h200", Counting::executed).bound;
   // Kernel-only: the work, without the launch.
   EXPECT_LE(b.ns - b.launch_ns, 70.5e3) << b.explain();
   const auto load = std::find_if(b.counts.instructions.begin(), b.counts.instructions.end(),
@@ -169,26 +190,14 @@ TEST(MeasuredTimes, PtxasMergesAThreadsConsecutiveSharedLoads) {
 // loading the block's whole 4,096-element tile of A, which 2 of them store to a temporary. It ran
 // in 7.6 ms; its fp32 work alone bounded it at 17.7 us, the bound of the search's best candidates.
 TEST(MeasuredTimes, CpuThreadsLoadWhatOnlyOneOfThemStores) {
-  const search::LogContents log = search::read_log(
-      std::string(SCULPT_SOURCE_DIR) + "/tests/perf_model/cpu/matmul_256x256x32_mcts.jsonl");
-  ASSERT_TRUE(log.ok()) << log.error;
-  const auto e = std::find_if(log.evaluations.begin(), log.evaluations.end(),
-                              [](const search::LogEvaluation& e) { return e.id == 31; });
-  ASSERT_NE(e, log.evaluations.end());
-  const zoo::ZooLookup lookup = zoo::lookup_kernel("matmul", "256x256x32");
-  const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
-  const Description description = Description::named("cpu");
-  const auto root = gpu_space::make_root(kernel, description.limits);
-  std::unique_ptr<spacegen::CandidateBase> candidate = root->clone();
-  ASSERT_NE(candidate->apply(e->actions), spacegen::Status::Conflict);
-  const Bound b =
-      Model(kernel, description).bound(static_cast<const gpu_space::Candidate&>(*candidate));
-  EXPECT_EQ(b.bottleneck().resource, "accesses") << b.explain();
+  const KeptCandidate c = kept_candidate("cpu/matmul_256x256x32_mcts.jsonl", 31, "cpu");
+  EXPECT_EQ(c.bound.bottleneck().resource, "accesses") << c.bound.explain();
   // A's loads alone: 4,096 floats on each of 128 threads of the 64 blocks of the busiest core.
   const double a_loads = 4096.0 * 128 * 64 * 4;
-  const CpuRates& r = *description.cpu;
-  EXPECT_GE(b.ns, a_loads / (r.l1_bandwidth.value / r.cores.value) * 1e9) << b.explain();
-  EXPECT_LE(b.ns, *e->time_ns);
+  const CpuRates& r = *Description::named("cpu").cpu;
+  EXPECT_GE(c.bound.ns, a_loads / (r.l1_bandwidth.value / r.cores.value) * 1e9)
+      << c.bound.explain();
+  EXPECT_LE(c.bound.ns, c.time_ns);
 }
 
 INSTANTIATE_TEST_SUITE_P(Searches, MeasuredTimes,
