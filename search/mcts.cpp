@@ -251,6 +251,7 @@ Mcts::Edge* Mcts::pick(Node& node, SearchThread& thread) {
 }
 
 Proposal Mcts::propose(SearchThread& thread) {
+  if (std::optional<Proposal> o = opening(thread)) return std::move(*o);
   if (std::optional<Proposal> n = neighbour(thread)) return std::move(*n);
   Proposal p;
   std::unique_lock lock(mutex_);
@@ -335,6 +336,22 @@ void Mcts::remember(std::shared_ptr<const CandidateBase> candidate, double time_
   entry->candidate = std::move(candidate);
   best_.insert(at, std::move(entry));
   if (best_.size() > static_cast<std::size_t>(options_.topk)) best_.pop_back();
+}
+
+std::optional<Proposal> Mcts::opening(SearchThread& thread) {
+  {
+    std::lock_guard lock(mutex_);
+    if (options_.opening.value_or(1) <= 1 || measured_ > 0) return {};
+  }
+  const double bound_ns = thread.bound(*root_candidate_);
+  std::optional<Proposal> lowest;
+  for (int i = 0; i < *options_.opening; ++i) {
+    Proposal p = roll_out(thread, root_candidate_->clone(), bound_ns, std::make_shared<Memo>());
+    if (p.kind == Proposal::Kind::candidate && (!lowest || p.bound_ns < lowest->bound_ns)) {
+      lowest = std::move(p);
+    }
+  }
+  return lowest;
 }
 
 std::optional<Proposal> Mcts::neighbour(SearchThread& thread) {

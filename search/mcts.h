@@ -25,6 +25,13 @@
 // is topk over the candidates measured. Below the tree, where TAG has no statistics, rollouts
 // thus favour values that held good candidates elsewhere; `mast` 0 gives the paper's rule alone.
 //
+// Opening: before any time is measured, the bound is all a search knows, and the rollout rule
+// (without a cut) barely prefers low bounds: a search's first candidates were often thousands of
+// times slower than its best (on an H200, matmul 1024^3's first ran 10 s, until killed, of a
+// 2-minute search; its best 0.15 ms). So until the first time comes, each proposal is the
+// lowest bound of `opening` rollouts from the root; it feeds the move statistics and the best
+// candidates, not the tree.
+//
 // Neighbours of the best: once `local_after` candidates are measured, a share `local` of the
 // proposals start from one of the `topk` best candidates measured instead of the tree: its
 // decisions (those a descent in the search's order takes) but one to three, chosen at random,
@@ -37,6 +44,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "search/algorithm.h"
@@ -57,6 +65,13 @@ struct MctsOptions {
   /// once `local_after` candidates are measured: the best of fewer are seldom worth staying near.
   double local = 0.25;
   int local_after = 50;
+  /// Until a first time is measured, each proposal is the lowest bound of this many rollouts
+  /// from the root; 1: the tree's, as after. Unset: kOpening on a GPU, 1 on the CPU, whose
+  /// bound takes its fp32 floor over most of the space: the opening has nothing to choose by
+  /// there, and in two `cpu_search_test` runs with it one of five MCTS runs each stayed above
+  /// 50 us (the others 23 to 28 us).
+  std::optional<int> opening;
+  static constexpr int kOpening = 32;
 };
 
 class Mcts final : public Algorithm {
@@ -90,6 +105,9 @@ class Mcts final : public Algorithm {
   /// A neighbour of one of the best candidates (see above); nothing when none is known yet or
   /// the dice say to descend the tree.
   std::optional<Proposal> neighbour(SearchThread& thread);
+  /// The opening's proposal (see above); nothing once a time is known, or when none of its
+  /// rollouts found a candidate.
+  std::optional<Proposal> opening(SearchThread& thread);
   /// A rollout from `start` (whose bound is `bound_ns`) to the proposal it finds, `memo`
   /// holding its candidate and moves.
   Proposal roll_out(SearchThread& thread, std::unique_ptr<spacegen::CandidateBase> start,

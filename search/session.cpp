@@ -151,6 +151,9 @@ Session::Session(const spacegen::CandidateBase& root, CandidateEvaluator& evalua
   main_thread_ = std::make_unique<SearchThread>(*context_, thread_seed(options_.seed, 0, 0));
   switch (options_.algorithm) {
     case AlgorithmKind::mcts:
+      if (!options_.mcts.opening) {
+        options_.mcts.opening = evaluator.device_name() == "cpu" ? 1 : MctsOptions::kOpening;
+      }
       algorithm_ = std::make_unique<Mcts>(root_, *main_thread_, options_.mcts);
       break;
     case AlgorithmKind::bb:
