@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """One line per GPU search of `run.sh search`: its best time beside cuBLAS and when the search
-found it, how busy it kept the GPU, whether any measured time fell below the model's bound, and how well the bound ranked the
+found it, when its first evaluation ended and what it measured, how busy it kept the GPU, whether any measured time fell below the model's bound, and how well the bound ranked the
 candidates (Spearman's rank correlation of bound and time over those that checked ok).
 
     python3 bench/gpu/search_summary.py COMPARE_JSON RUN_DIR...
@@ -67,6 +67,13 @@ def summarize(run_dir, compared):
         "best_search_us": best and round(best["time_ns"] / 1e3, 2),
         # When the search found it: a search that stalls finds its best early.
         "best_found_s": best and round(best["t"], 1),
+        # The first evaluation (MCTS's opening on a GPU): when it ended, its time and its bound.
+        "first_s": evaluations and round(evaluations[0]["t"], 1),
+        "first_check": evaluations and evaluations[0]["check"],
+        "first_us": evaluations and evaluations[0].get("time_ns") and
+        round(evaluations[0]["time_ns"] / 1e3, 1),
+        "first_bound_us": evaluations and evaluations[0].get("bound_ns") and
+        round(evaluations[0]["bound_ns"] / 1e3, 1),
         "best_kernel_us": case and case["sculpt_kernel_us"],
         "cublas_kernel_us": case and case["cublas_kernel_us"],
         "ratio_to_cublas": case and case["ratio"],
@@ -88,7 +95,8 @@ def main():
     for r in rows:
         print(f"{r['kernel']} {r['size']}: {r['evaluations']} evaluations ({r['ok']} ok), "
               f"best {r['best_kernel_us']} us kernel-only ({r['best_search_us']} us in the search, "
-              f"found after {r['best_found_s']} s), "
+              f"found after {r['best_found_s']} s; the first evaluation {r['first_check']} "
+              f"at {r['first_s']} s, {r['first_us']} us, bound {r['first_bound_us']} us), "
               f"cuBLAS {r['cublas_kernel_us']} us, ratio {r['ratio_to_cublas']}, "
               f"GPU idle {r['device_idle_share']}, {len(r['bound_violations'])} bound violations, "
               f"bound's rank correlation with the times {r['bound_rank_correlation']}")
