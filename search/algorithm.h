@@ -31,6 +31,21 @@ struct Proposal {
   std::shared_ptr<void> memo;
 };
 
+/// The proposal a rollout from `start` (whose bound is `bound_ns`) finds: its candidate, or why
+/// it found none. `preference` weighs values as SearchThread::rollout says.
+inline Proposal rollout_proposal(SearchThread& thread,
+                                 std::unique_ptr<spacegen::CandidateBase> start, double bound_ns,
+                                 const ValuePreference* preference = nullptr) {
+  Proposal p;
+  p.bound_ns = bound_ns;
+  bool pruned = false;
+  p.candidate = thread.rollout(std::move(start), &p.bound_ns, &pruned, preference);
+  p.kind = p.candidate ? Proposal::Kind::candidate
+           : pruned    ? Proposal::Kind::pruned
+                       : Proposal::Kind::dead_end;
+  return p;
+}
+
 class Algorithm {
  public:
   virtual ~Algorithm() = default;

@@ -346,12 +346,13 @@ std::optional<Proposal> Mcts::opening(SearchThread& thread) {
   const double bound_ns = thread.bound(*root_candidate_);
   std::optional<Proposal> lowest;
   for (int i = 0; i < *options_.opening; ++i) {
-    Proposal p = roll_out(thread, root_candidate_->clone(), bound_ns, std::make_shared<Memo>());
+    Proposal p = roll_out(thread, root_candidate_->clone(), bound_ns);
     if (p.kind == Proposal::Kind::candidate && (!lowest || p.bound_ns < lowest->bound_ns)) {
       lowest = std::move(p);
     }
   }
-  return lowest;
+  if (!lowest) return {};
+  return noted(std::move(*lowest), std::make_shared<Memo>());
 }
 
 std::optional<Proposal> Mcts::neighbour(SearchThread& thread) {
@@ -419,14 +420,16 @@ std::optional<Proposal> Mcts::neighbour(SearchThread& thread) {
 
 Proposal Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBase> start, double bound_ns,
                         std::shared_ptr<Memo> memo) {
-  Proposal p;
-  p.bound_ns = bound_ns;
-  bool pruned = false;
-  p.candidate = thread.rollout(std::move(start), &p.bound_ns, &pruned,
-                               options_.mast > 0 ? moves_.get() : nullptr);
-  p.kind = p.candidate ? Proposal::Kind::candidate
-           : pruned    ? Proposal::Kind::pruned
-                       : Proposal::Kind::dead_end;
+  return noted(roll_out(thread, std::move(start), bound_ns), std::move(memo));
+}
+
+Proposal Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBase> start,
+                        double bound_ns) {
+  return rollout_proposal(thread, std::move(start), bound_ns,
+                          options_.mast > 0 ? moves_.get() : nullptr);
+}
+
+Proposal Mcts::noted(Proposal p, std::shared_ptr<Memo> memo) {
   if (p.candidate) {
     memo->moves = moves_of(*p.candidate);
     memo->candidate = p.candidate->clone();

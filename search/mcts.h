@@ -108,10 +108,14 @@ class Mcts final : public Algorithm {
   /// The opening's proposal (see above); nothing once a time is known, or when none of its
   /// rollouts found a candidate.
   std::optional<Proposal> opening(SearchThread& thread);
-  /// A rollout from `start` (whose bound is `bound_ns`) to the proposal it finds, `memo`
-  /// holding its candidate and moves.
+  /// A rollout from `start` (whose bound is `bound_ns`) to the proposal it finds, with the
+  /// move statistics' preference, `memo` holding its candidate and moves.
   Proposal roll_out(SearchThread& thread, std::unique_ptr<spacegen::CandidateBase> start,
                     double bound_ns, std::shared_ptr<Memo> memo);
+  Proposal roll_out(SearchThread& thread, std::unique_ptr<spacegen::CandidateBase> start,
+                    double bound_ns);
+  /// `p` with `memo` holding its candidate and moves.
+  static Proposal noted(Proposal p, std::shared_ptr<Memo> memo);
   /// Counts a measured candidate and keeps it among the best when it is (under mutex_).
   void remember(std::shared_ptr<const spacegen::CandidateBase> candidate, double time_ns);
 

@@ -350,16 +350,10 @@ class Session::Run {
 
   /// A start's actions replayed on the root as far as they apply, completed by a rollout.
   Proposal propose_start(SearchThread& thread, std::span<const spacegen::Action> actions) {
-    Proposal p;
     std::unique_ptr<spacegen::CandidateBase> replayed =
         replay_what_applies(s_.root_, actions).candidate;
-    p.bound_ns = thread.bound(*replayed);
-    bool pruned = false;
-    p.candidate = thread.rollout(std::move(replayed), &p.bound_ns, &pruned);
-    p.kind = p.candidate ? Proposal::Kind::candidate
-             : pruned    ? Proposal::Kind::pruned
-                         : Proposal::Kind::dead_end;
-    return p;
+    const double bound_ns = thread.bound(*replayed);
+    return rollout_proposal(thread, std::move(replayed), bound_ns);
   }
 
   /// Submits a proposed candidate unless it was evaluated before (the algorithm then hears its
