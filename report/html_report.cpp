@@ -25,6 +25,9 @@ namespace {
 using search::LogEvaluation;
 using support::format_ns;
 
+/// What the report says of a candidate another search gave (`--start-from`).
+constexpr const char* kStartNote = ", another search's (--start-from)";
+
 constexpr const char* kStyle = R"(
 :root { --ink: #1f2933; --muted: #616e7c; --line: #e4e7eb; --accent: #f58518;
         --point: #4c78a8; --fail: #e45756; --good: #54a24b; --panel: #fff; }
@@ -267,7 +270,7 @@ class Page {
     if (e.runs > 0)
       t += fmt::format(" (spread {}, {})", format_ns(e.spread_ns), count(e.runs, "run"));
     if (e.cut_short) t += ", timed short";
-    if (e.start) t += ", another search's (--start-from)";
+    if (e.start) t += kStartNote;
     return t + fmt::format(", at {}", seconds(wall_[index(e)]));
   }
 
@@ -543,7 +546,7 @@ class Page {
           r + 1, e.id, format_ns(*e.time_ns), e.cut_short ? " (timed short)" : "",
           format_ns(e.spread_ns), e.runs, e.bound_ns ? format_ns(*e.bound_ns) : "—",
           e.bound_ns ? fmt::format("{:.3g}", *e.time_ns / *e.bound_ns) : "—", index(e) + 1,
-          seconds(wall_[index(e)]), e.start ? ", another search's (--start-from)" : "");
+          seconds(wall_[index(e)]), e.start ? kStartNote : "");
     }
     s += "</table>\n";
     for (std::size_t r = 0; r < fastest.size(); ++r) s += candidate(*fastest[r], r == 0);
