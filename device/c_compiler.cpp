@@ -18,6 +18,7 @@
 #include <system_error>
 
 #include "device/evaluator.h"
+#include "support/atomic_extremum.h"
 #include "support/atomic_file.h"
 #include "support/hash.h"
 
@@ -282,10 +283,7 @@ CCompiler::Result CCompiler::compile(const std::string& source, std::stop_token 
   }
 
   ++compilations_;
-  std::int64_t running = ++running_;
-  std::int64_t peak = peak_concurrent_.load();
-  while (running > peak && !peak_concurrent_.compare_exchange_weak(peak, running)) {
-  }
+  support::raise_to(peak_concurrent_, ++running_);
   Result result;
   auto temporary = cache_dir_ / (hash.hex() + "." + unique + ".so.tmp");
   std::vector<std::string> args = command_;

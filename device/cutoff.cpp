@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "support/atomic_extremum.h"
 #include "support/check.h"
 
 namespace sculpt::device {
@@ -24,17 +25,9 @@ void Cutoff::observe(const Evaluation& evaluation) {
   if (evaluation.check == Check::ok && evaluation.time_ns) lower(*evaluation.time_ns);
 }
 
-void Cutoff::lower(double best_ns) {
-  double best = best_ns_.load();
-  while (best_ns < best && !best_ns_.compare_exchange_weak(best, best_ns)) {
-  }
-}
+void Cutoff::lower(double best_ns) { support::lower_to(best_ns_, best_ns); }
 
-void Cutoff::widen(double slack) {
-  double now = slack_.load();
-  while (slack > now && !slack_.compare_exchange_weak(now, slack)) {
-  }
-}
+void Cutoff::widen(double slack) { support::raise_to(slack_, slack); }
 
 std::optional<double> Cutoff::best_ns() const {
   const double best = best_ns_.load();

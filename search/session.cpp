@@ -16,6 +16,7 @@
 
 #include "search/descent.h"
 #include "search/random_search.h"
+#include "support/atomic_extremum.h"
 #include "support/check.h"
 #include "support/duration.h"
 
@@ -187,7 +188,7 @@ bool Session::recall(std::int64_t id, const std::vector<spacegen::Action>& actio
   }
   std::optional<double>& seen = seen_[candidate->hash()];
   if (time_ns && (!seen || *time_ns < *seen)) seen = time_ns;
-  if (time_ns && *time_ns < context_->cut.load()) context_->cut = *time_ns;
+  if (time_ns) support::lower_to(context_->cut, *time_ns);
   last_id_ = id;
   ++recalled_;
   return true;
@@ -577,7 +578,7 @@ class Session::Run {
         if (e.check == device::Check::timeout) ++stats_.killed;
       }
       s_.seen_[done.hash] = time;
-      if (time && *time < s_.context_->cut.load()) s_.context_->cut = *time;
+      if (time) support::lower_to(s_.context_->cut, *time);
       if (time && done.evaluated.bound_ns && violates(*time, *done.evaluated.bound_ns)) {
         s_.note_violation(done.evaluated.id, *time, *done.evaluated.bound_ns);
         if (cutoff_) cutoff_->widen(s_.context_->slack.load());
@@ -641,7 +642,7 @@ void Session::note_violation(std::int64_t id, double time_ns, double bound_ns) {
   ++violations_;
   if (!first_violation_) first_violation_ = SessionStats::Violation{id, time_ns, bound_ns};
   const double slack = kMisjudgedMargin * bound_ns / time_ns;
-  if (slack > context_->slack.load()) context_->slack = slack;
+  support::raise_to(context_->slack, slack);
 }
 
 SessionStats Session::run(const std::function<void(Evaluated&&)>& on_evaluated) {

@@ -146,8 +146,8 @@ TEST_F(CpuCharacterizationTest, OtherProcessesHoldingEveryCoreDoNotLowerTheRates
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      for (volatile unsigned n = 0;; n = n + 1) {
-      }
+      volatile unsigned n = 0;
+      for (;;) n = n + 1;
     }
     busy.push_back(pid);
   }

@@ -217,7 +217,7 @@ TEST(EventLog, UnreadableLinesSayWhereAndWhy) {
 TEST(EventLog, ACutShortEvaluationSaysSo) {
   const std::filesystem::path dir = fresh_dir("cut_short");
   std::filesystem::create_directories(dir);
-  const LogHeader header{1, "axpy", {{"n", 64}}, "cpu", 0x1234, 1, "random"};
+  const LogHeader header{1, "axpy", {{"n", 64}}, "cpu", 0x1234, 1, "random", "cpu"};
   {
     EventLog log = EventLog::create(dir / "log.jsonl", header);
     LogEvaluation e;
@@ -247,8 +247,8 @@ TEST(EventLog, ACutShortEvaluationSaysSo) {
 TEST(EventLog, ALineThatCannotBeWrittenIsAnErrorThatSaysWhy) {
   const std::filesystem::path dir = fresh_dir("full");
   std::filesystem::create_directories(dir);
-  EventLog log =
-      EventLog::create(dir / "log.jsonl", {1, "axpy", {{"n", 64}}, "cpu", 0x1234, 1, "random"});
+  EventLog log = EventLog::create(dir / "log.jsonl",
+                                  {1, "axpy", {{"n", 64}}, "cpu", 0x1234, 1, "random", "cpu"});
   LogEvaluation e;
   e.check = "ok";
   e.time_ns = 1e6;

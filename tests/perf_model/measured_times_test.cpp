@@ -194,7 +194,8 @@ TEST(MeasuredTimes, CpuThreadsLoadWhatOnlyOneOfThemStores) {
   EXPECT_EQ(c.bound.bottleneck().resource, "accesses") << c.bound.explain();
   // A's loads alone: 4,096 floats on each of 128 threads of the 64 blocks of the busiest core.
   const double a_loads = 4096.0 * 128 * 64 * 4;
-  const CpuRates& r = *Description::named("cpu").cpu;
+  const Description cpu = Description::named("cpu");
+  const CpuRates& r = *cpu.cpu;
   EXPECT_GE(c.bound.ns, a_loads / (r.l1_bandwidth.value / r.cores.value) * 1e9)
       << c.bound.explain();
   EXPECT_LE(c.bound.ns, c.time_ns);
