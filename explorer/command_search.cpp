@@ -38,6 +38,7 @@ struct SearchCommandOptions {
   std::string algorithm = "mcts";
   std::string policy = "tag";
   double local = search::MctsOptions{}.local;
+  int screen = search::MctsOptions{}.screen;
   std::string order;
   int threads = 1;
   /// Left out: 100, or as many as the budget allows when there is one.
@@ -83,6 +84,11 @@ std::optional<search::SessionOptions> session_options(const SearchCommandOptions
     return std::nullopt;
   }
   options.mcts.local = o.local;
+  if (o.screen < 1) {
+    *error = "--screen must be at least 1";
+    return std::nullopt;
+  }
+  options.mcts.screen = o.screen;
   if (!o.order.empty()) options.order = o.order;
   if (o.evals && *o.evals <= 0) {
     *error = "--evals must be positive";
@@ -266,6 +272,10 @@ Command add_search_command(CLI::App& sculpt) {
   app->add_option("--local", o->local,
                   "MCTS: the share of candidates found by changing one to three decisions of one "
                   "of the best measured (0: none)")
+      ->capture_default_str();
+  app->add_option("--screen", o->screen,
+                  "MCTS: each rollout is the fastest of this many by the model it learns from "
+                  "the times measured (1: none)")
       ->capture_default_str();
   app->add_option("--order", o->order,
                   fmt::format("Choices decided first, in order, separated by commas (default on "

@@ -29,6 +29,18 @@ struct Proposal {
   double bound_ns = 0;
   /// The algorithm's own record of how it found the candidate, given back to observe().
   std::shared_ptr<void> memo;
+  /// The other walks the algorithm took and set aside for this one (MCTS's opening and
+  /// screening choose among several), by how they ended: the statistics count them too.
+  struct Walks {
+    int candidates = 0;
+    int dead_ends = 0;
+    int pruned = 0;
+    void count(Kind kind) {
+      (kind == Kind::candidate ? candidates : kind == Kind::dead_end ? dead_ends : pruned) += 1;
+    }
+    int total() const { return candidates + dead_ends + pruned; }
+  };
+  Walks set_aside;
 };
 
 /// The proposal a rollout from `start` (whose bound is `bound_ns`) finds: its candidate, or why

@@ -7,6 +7,7 @@
 #include <shared_mutex>
 #include <unordered_map>
 
+#include "search/additive_model.h"
 #include "search/descent.h"
 #include "support/check.h"
 
@@ -26,6 +27,31 @@ std::uint64_t mix(std::uint64_t x) {
   x *= 0xc4ceb9fe1a85ec53ULL;
   return x ^ (x >> 33);
 }
+
+/// Of several walks, the one of least score (a walk that found no candidate scores infinity; of
+/// those, the last is kept, to say why none found one); the others count as set aside.
+class LeastWalk {
+ public:
+  void offer(Proposal p, double score) {
+    if (kept_ && !(score < score_ || (std::isinf(score) && std::isinf(score_)))) {
+      set_aside_.count(p.kind);
+      return;
+    }
+    if (kept_) set_aside_.count(kept_->kind);
+    kept_ = std::move(p);
+    score_ = score;
+  }
+  bool found() const { return kept_ && kept_->candidate; }
+  Proposal take() {
+    kept_->set_aside = set_aside_;
+    return std::move(*kept_);
+  }
+
+ private:
+  std::optional<Proposal> kept_;
+  double score_ = kInfinity;
+  Proposal::Walks set_aside_;
+};
 
 /// A move: a choice instance and one of its values.
 std::uint64_t move_key(const InstanceRef& instance, std::uint32_t value) {
@@ -100,6 +126,27 @@ class Mcts::Moves final : public ValuePreference {
   std::size_t measured_ = 0;
 };
 
+/// The learnt model, shared by the searching threads: written as times come, read by rollouts.
+class Mcts::Learnt {
+ public:
+  void add(std::span<const std::uint64_t> moves, double time_ns) {
+    std::unique_lock lock(mutex_);
+    model_.add(moves, time_ns);
+  }
+  double predict(std::span<const std::uint64_t> moves) const {
+    std::shared_lock lock(mutex_);
+    return model_.predict(moves);
+  }
+  std::size_t samples() const {
+    std::shared_lock lock(mutex_);
+    return model_.samples();
+  }
+
+ private:
+  mutable std::shared_mutex mutex_;
+  AdditiveModel model_;
+};
+
 /// What a descent leaves in its proposal: the edges it passed, its candidate and its moves.
 struct Mcts::Memo {
   Path path;
@@ -148,6 +195,7 @@ bool Mcts::alive(const Node& node, double cut) {
 Mcts::Mcts(const CandidateBase& root, SearchThread& thread, MctsOptions options)
     : options_(options),
       moves_(std::make_unique<Moves>(static_cast<std::size_t>(options.topk), options.mast)),
+      learnt_(std::make_unique<Learnt>()),
       root_candidate_(root.clone()),
       root_(std::make_unique<Node>()),
       best_ns_(kInfinity) {
@@ -320,7 +368,10 @@ void Mcts::record(const Path& path, std::optional<double> time_ns) {
 void Mcts::observe(const Proposal& proposal, std::optional<double> time_ns) {
   const auto memo = std::static_pointer_cast<Memo>(proposal.memo);
   if (!memo) return;
-  if (time_ns) moves_->record(memo->moves, *time_ns);
+  if (time_ns) {
+    moves_->record(memo->moves, *time_ns);
+    learnt_->add(memo->moves, *time_ns);
+  }
   std::lock_guard lock(mutex_);
   record(memo->path, time_ns);
   if (time_ns && memo->candidate) remember(memo->candidate, *time_ns);
@@ -344,15 +395,14 @@ std::optional<Proposal> Mcts::opening(SearchThread& thread) {
     if (options_.opening.value_or(1) <= 1 || measured_ > 0) return {};
   }
   const double bound_ns = thread.bound(*root_candidate_);
-  std::optional<Proposal> lowest;
+  LeastWalk lowest;
   for (int i = 0; i < *options_.opening; ++i) {
     Proposal p = roll_out(thread, root_candidate_->clone(), bound_ns);
-    if (p.kind == Proposal::Kind::candidate && (!lowest || p.bound_ns < lowest->bound_ns)) {
-      lowest = std::move(p);
-    }
+    const double bound = p.candidate ? p.bound_ns : kInfinity;
+    lowest.offer(std::move(p), bound);
   }
-  if (!lowest) return {};
-  return noted(std::move(*lowest), std::make_shared<Memo>());
+  if (!lowest.found()) return {};
+  return noted(lowest.take(), std::make_shared<Memo>());
 }
 
 std::optional<Proposal> Mcts::neighbour(SearchThread& thread) {
@@ -425,8 +475,19 @@ Proposal Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBase> sta
 
 Proposal Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBase> start,
                         double bound_ns) {
-  return rollout_proposal(thread, std::move(start), bound_ns,
-                          options_.mast > 0 ? moves_.get() : nullptr);
+  const ValuePreference* preference = options_.mast > 0 ? moves_.get() : nullptr;
+  const int draws =
+      learnt_->samples() >= static_cast<std::size_t>(options_.screen_after) ? options_.screen : 1;
+  LeastWalk fastest;
+  for (int i = 0; i < draws; ++i) {
+    Proposal p = rollout_proposal(thread, i + 1 < draws ? start->clone() : std::move(start),
+                                  bound_ns, preference);
+    const double predicted = !p.candidate ? kInfinity
+                             : draws > 1  ? learnt_->predict(moves_of(*p.candidate))
+                                          : 0;
+    fastest.offer(std::move(p), predicted);
+  }
+  return fastest.take();
 }
 
 Proposal Mcts::noted(Proposal p, std::shared_ptr<Memo> memo) {
@@ -440,7 +501,11 @@ Proposal Mcts::noted(Proposal p, std::shared_ptr<Memo> memo) {
 
 void Mcts::recall(SearchThread& thread, const CandidateBase& candidate,
                   std::optional<double> time_ns) {
-  if (time_ns) moves_->record(moves_of(candidate), *time_ns);
+  if (time_ns) {
+    const std::vector<std::uint64_t> moves = moves_of(candidate);
+    moves_->record(moves, *time_ns);
+    learnt_->add(moves, *time_ns);
+  }
   std::unique_lock lock(mutex_);
   if (time_ns) remember(candidate.clone(), *time_ns);
   Path path;

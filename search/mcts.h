@@ -32,6 +32,13 @@
 // lowest bound of `opening` rollouts from the root; it feeds the move statistics and the best
 // candidates, not the tree.
 //
+// Screening: once `screen_after` candidates are measured, a rollout is the one of `screen`
+// rollouts from the same start that a model learnt from every measured time predicts fastest
+// (additive_model.h: log time as a sum of one weight per move). The move statistics weigh one
+// decision at a time by the best few times; the model compares whole candidates by all of
+// them, which the bound cannot do where it ties (on the CPU, most of matmul's space sits at the
+// fp32 floor).
+//
 // Neighbours of the best: once `local_after` candidates are measured, a share `local` of the
 // proposals start from one of the `topk` best candidates measured instead of the tree: its
 // decisions (those a descent in the search's order takes) but one to three, chosen at random,
@@ -72,6 +79,10 @@ struct MctsOptions {
   /// 50 us (the others 23 to 28 us).
   std::optional<int> opening;
   static constexpr int kOpening = 32;
+  /// Once `screen_after` candidates are measured, each rollout is the one of `screen` rollouts
+  /// from its start that the learnt model (additive_model.h) predicts fastest; 1: none.
+  int screen = 8;
+  int screen_after = 20;
 };
 
 class Mcts final : public Algorithm {
@@ -120,10 +131,12 @@ class Mcts final : public Algorithm {
   void remember(std::shared_ptr<const spacegen::CandidateBase> candidate, double time_ns);
 
   class Moves;
+  class Learnt;
   struct Best;
 
   MctsOptions options_;
   std::unique_ptr<Moves> moves_;
+  std::unique_ptr<Learnt> learnt_;
   /// The root as given, for replaying decisions on it.
   std::unique_ptr<spacegen::CandidateBase> root_candidate_;
   /// The best candidates measured, fastest first, at most topk (under mutex_).

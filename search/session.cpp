@@ -330,6 +330,9 @@ class Session::Run {
     std::lock_guard lock(mutex_);
     --producing_;
     if (p.kind != Proposal::Kind::exhausted) ++stats_.rollouts;
+    stats_.rollouts += p.set_aside.total();
+    stats_.dead_ends += p.set_aside.dead_ends;
+    stats_.pruned += p.set_aside.pruned;
     switch (p.kind) {
       case Proposal::Kind::exhausted:
         exhausted_ = true;

@@ -642,29 +642,48 @@ class ThreadsAreSlow final : public CandidateEvaluator {
   device::DeviceTimes times() const override { return {}; }
 };
 
-TEST(Session, MoveStatisticsLearnWhatTheModelDoesNotSee) {
+/// The mean number of thread dimensions of the candidates an MCTS search with `mcts` and `seed`
+/// evaluated from `from` to `to` on ThreadsAreSlow.
+double mean_thread_dims(const MctsOptions& mcts, int from, int to, std::uint64_t seed = 1) {
   Problem matmul("matmul", "256x256x32");
-  // The mean number of thread dimensions of the candidates evaluated from `from` to `to`.
-  const auto threads_of = [&](AlgorithmKind algorithm, double mast, int from, int to) {
-    SessionOptions options;
-    options.algorithm = algorithm;
-    options.mcts.mast = mast;
-    options.evals = to;
-    ThreadsAreSlow device;
-    double threads = 0;
-    Session(*matmul.root, device, nullptr, options).run([&](Evaluated&& e) {
-      if (e.id < from) return;
-      auto c = matmul.root->clone();
-      EXPECT_EQ(c->apply(e.actions), spacegen::Status::Ok);
-      threads += ThreadsAreSlow::thread_dims(*c);
-    });
-    return threads / (to - from);
-  };
-  const double early = threads_of(AlgorithmKind::mcts, 0.5, 0, 40);
-  const double late = threads_of(AlgorithmKind::mcts, 0.5, 120, 160);
-  const double late_without = threads_of(AlgorithmKind::mcts, 0, 120, 160);
+  SessionOptions options;
+  options.seed = seed;
+  options.mcts = mcts;
+  options.evals = to;
+  ThreadsAreSlow device;
+  double threads = 0;
+  Session(*matmul.root, device, nullptr, options).run([&](Evaluated&& e) {
+    if (e.id < from) return;
+    auto c = matmul.root->clone();
+    EXPECT_EQ(c->apply(e.actions), spacegen::Status::Ok);
+    threads += ThreadsAreSlow::thread_dims(*c);
+  });
+  return threads / (to - from);
+}
+
+TEST(Session, MoveStatisticsLearnWhatTheModelDoesNotSee) {
+  MctsOptions mast, none;
+  mast.screen = none.screen = 1;
+  none.mast = 0;
+  const double early = mean_thread_dims(mast, 0, 40);
+  const double late = mean_thread_dims(mast, 120, 160);
+  const double late_without = mean_thread_dims(none, 120, 160);
   EXPECT_LT(late, early / 2) << "the first 40 have " << early << " thread dimensions";
   EXPECT_LT(late, late_without / 2) << "without move statistics";
+}
+
+// The same device with screening by the learnt model on top of the move statistics: over three
+// seeds, the candidates hold fewer than half as many thread dimensions as without it.
+TEST(Session, ScreeningByTheLearntModelLearnsWhatTheBoundDoesNotSee) {
+  MctsOptions screened, none;
+  screened.screen = 8;
+  none.screen = 1;
+  double with = 0, without = 0;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    with += mean_thread_dims(screened, 120, 160, seed) / 3;
+    without += mean_thread_dims(none, 120, 160, seed) / 3;
+  }
+  EXPECT_LT(with, without / 2);
 }
 
 TEST(Session, UntilAFirstTimeTheSearchProposesLowBounds) {
