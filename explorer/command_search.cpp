@@ -38,7 +38,8 @@ struct SearchCommandOptions {
   std::string algorithm = "mcts";
   std::string policy = "tag";
   double local = search::MctsOptions{}.local;
-  int screen = search::MctsOptions{}.screen;
+  /// Left out: the session's default for the device.
+  std::optional<int> screen;
   std::string order;
   int threads = 1;
   /// Left out: 100, or as many as the budget allows when there is one.
@@ -84,7 +85,7 @@ std::optional<search::SessionOptions> session_options(const SearchCommandOptions
     return std::nullopt;
   }
   options.mcts.local = o.local;
-  if (o.screen < 1) {
+  if (o.screen && *o.screen < 1) {
     *error = "--screen must be at least 1";
     return std::nullopt;
   }
@@ -274,9 +275,10 @@ Command add_search_command(CLI::App& sculpt) {
                   "of the best measured (0: none)")
       ->capture_default_str();
   app->add_option("--screen", o->screen,
-                  "MCTS: each rollout is the fastest of this many by the model it learns from "
-                  "the times measured (1: none)")
-      ->capture_default_str();
+                  fmt::format("MCTS: each rollout is the fastest of this many by the model it "
+                              "learns from the times measured (1: none; default {} on the CPU, "
+                              "1 on a GPU)",
+                              search::MctsOptions::kScreen));
   app->add_option("--order", o->order,
                   fmt::format("Choices decided first, in order, separated by commas (default on "
                               "a GPU: {}; on the CPU: {})",

@@ -476,8 +476,9 @@ Proposal Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBase> sta
 Proposal Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBase> start,
                         double bound_ns) {
   const ValuePreference* preference = options_.mast > 0 ? moves_.get() : nullptr;
-  const int draws =
-      learnt_->samples() >= static_cast<std::size_t>(options_.screen_after) ? options_.screen : 1;
+  const int draws = learnt_->samples() >= static_cast<std::size_t>(options_.screen_after)
+                        ? options_.screen.value_or(1)
+                        : 1;
   LeastWalk fastest;
   for (int i = 0; i < draws; ++i) {
     Proposal p = rollout_proposal(thread, i + 1 < draws ? start->clone() : std::move(start),

@@ -80,8 +80,12 @@ struct MctsOptions {
   std::optional<int> opening;
   static constexpr int kOpening = 32;
   /// Once `screen_after` candidates are measured, each rollout is the one of `screen` rollouts
-  /// from its start that the learnt model (additive_model.h) predicts fastest; 1: none.
-  int screen = 8;
+  /// from its start that the learnt model (additive_model.h) predicts fastest; 1: none. Unset:
+  /// kScreen on the CPU, whose bound ties over most of the space and whose device compiles a
+  /// candidate for longer than eight walks take; 1 on a GPU, where the bound tells candidates
+  /// apart and its effect is not measured yet (the walks also delay what the GPU is fed).
+  std::optional<int> screen;
+  static constexpr int kScreen = 8;
   int screen_after = 20;
 };
 

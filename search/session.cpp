@@ -155,6 +155,9 @@ Session::Session(const spacegen::CandidateBase& root, CandidateEvaluator& evalua
       if (!options_.mcts.opening) {
         options_.mcts.opening = evaluator.device_name() == "cpu" ? 1 : MctsOptions::kOpening;
       }
+      if (!options_.mcts.screen) {
+        options_.mcts.screen = evaluator.device_name() == "cpu" ? MctsOptions::kScreen : 1;
+      }
       algorithm_ = std::make_unique<Mcts>(root_, *main_thread_, options_.mcts);
       break;
     case AlgorithmKind::bb:

@@ -30,6 +30,9 @@
 #                 evaluations) checked and timed again on the GPU (sculpt replay --measure)
 #   space         the space benchmark (decisions/s) on one core and on every core (run when named:
 #                 no open issue asks for it)
+# SEARCH_FLAGS adds flags to every search of the search and continue steps: SEARCH_FLAGS=
+# "--screen 8" bash run.sh search screens the GPU's rollouts by the learnt model (off on a GPU
+# by default, search/mcts.h).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:?run.sh writes its results under \$OUT}"
@@ -52,8 +55,9 @@ step() {
 # PREFIX_compare) and summarised (PREFIX_summary). A `continue` search starts from the H200's
 # searches that measured_times_test keeps (starts/KERNEL_SIZE*.jsonl, --start-from).
 searches() {
-  local prefix="$1" runs=() problem kernel size dir more log
+  local prefix="$1" runs=() problem kernel size dir more log flags
   shift
+  read -ra flags <<<"${SEARCH_FLAGS:-}"
   for problem in "$@"; do
     kernel="${problem%%:*}" size="${problem#*:}"
     dir="$results/runs/$kernel-$size" more=()
@@ -62,7 +66,7 @@ searches() {
       for log in "$here/starts/${kernel}_$size"*.jsonl; do more+=(--start-from "$log"); done
     fi
     step "${prefix}_${kernel}_$size" 135 "$here/sculpt" search --kernel "$kernel" --size "$size" \
-      --device cuda --algorithm mcts --threads 8 --budget 2m --evals 100000 "${more[@]}" \
+      --device cuda --algorithm mcts --threads 8 --budget 2m --evals 100000 "${more[@]}" "${flags[@]}" \
       --out "$dir"
     runs+=("$dir")
   done
