@@ -5,9 +5,7 @@
 namespace sculpt::search {
 
 void AdditiveModel::add(std::span<const std::uint64_t> moves, double time_ns) {
-  const auto sample = static_cast<std::uint32_t>(samples_.size());
-  std::vector<std::uint32_t> features;
-  features.reserve(moves.size());
+  const auto sample = static_cast<std::uint32_t>(residual_.size());
   double predicted = mean_;
   for (std::uint64_t move : moves) {
     const auto [it, added] = index_.try_emplace(move, static_cast<std::uint32_t>(weight_.size()));
@@ -15,13 +13,10 @@ void AdditiveModel::add(std::span<const std::uint64_t> moves, double time_ns) {
       weight_.push_back(0);
       holders_.emplace_back();
     }
-    features.push_back(it->second);
     holders_[it->second].push_back(sample);
     predicted += weight_[it->second];
   }
-  samples_.push_back(std::move(features));
-  log_time_.push_back(std::log(time_ns));
-  residual_.push_back(log_time_.back() - predicted);
+  residual_.push_back(std::log(time_ns) - predicted);
   fit(kSweeps);
 }
 
@@ -34,7 +29,7 @@ double AdditiveModel::predict(std::span<const std::uint64_t> moves) const {
 }
 
 void AdditiveModel::fit(int sweeps) {
-  const double n = static_cast<double>(samples_.size());
+  const double n = static_cast<double>(residual_.size());
   for (int s = 0; s < sweeps; ++s) {
     // The constant: the mean residual moves into it.
     double shift = 0;

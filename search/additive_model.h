@@ -23,7 +23,7 @@ class AdditiveModel {
   void add(std::span<const std::uint64_t> moves, double time_ns);
   /// The predicted log time of a candidate holding `moves` (moves never measured weigh 0).
   double predict(std::span<const std::uint64_t> moves) const;
-  std::size_t samples() const { return samples_.size(); }
+  std::size_t samples() const { return residual_.size(); }
 
  private:
   /// Sweeps of coordinate descent from the current weights: they move little from one sample
@@ -37,9 +37,7 @@ class AdditiveModel {
   std::unordered_map<std::uint64_t, std::uint32_t> index_;  // move -> feature
   std::vector<double> weight_;                              // by feature
   std::vector<std::vector<std::uint32_t>> holders_;         // samples holding each feature
-  std::vector<std::vector<std::uint32_t>> samples_;         // features of each sample
-  std::vector<double> log_time_;
-  std::vector<double> residual_;  // log time - mean - the sample's weights
+  std::vector<double> residual_;  // by sample: log time - mean - the sample's weights
 };
 
 }  // namespace sculpt::search

@@ -79,8 +79,9 @@ void keep_best(std::vector<double>& times, double t, std::size_t k) {
 
 }  // namespace
 
-/// The move statistics (MAST): for each move, the candidates measured that held it and their
-/// best times, and the best times of all.
+/// What the measured candidates' moves tell: the move statistics (MAST: for each move, the
+/// candidates measured that held it and their best times, and the best times of all), and the
+/// learnt model of their times that screening asks.
 class Mcts::Moves final : public ValuePreference {
  public:
   Moves(std::size_t topk, double exponent) : topk_(topk), exponent_(exponent) {}
@@ -111,6 +112,17 @@ class Mcts::Moves final : public ValuePreference {
       ++s.held;
       keep_best(s.best, time_ns, topk_);
     }
+    model_.add(moves, time_ns);
+  }
+
+  /// The learnt model's log time for a candidate holding `moves`.
+  double predict(const std::vector<std::uint64_t>& moves) const {
+    std::shared_lock lock(mutex_);
+    return model_.predict(moves);
+  }
+  std::size_t measured() const {
+    std::shared_lock lock(mutex_);
+    return measured_;
   }
 
  private:
@@ -124,26 +136,6 @@ class Mcts::Moves final : public ValuePreference {
   std::unordered_map<std::uint64_t, Stats> stats_;
   std::vector<double> best_;
   std::size_t measured_ = 0;
-};
-
-/// The learnt model, shared by the searching threads: written as times come, read by rollouts.
-class Mcts::Learnt {
- public:
-  void add(std::span<const std::uint64_t> moves, double time_ns) {
-    std::unique_lock lock(mutex_);
-    model_.add(moves, time_ns);
-  }
-  double predict(std::span<const std::uint64_t> moves) const {
-    std::shared_lock lock(mutex_);
-    return model_.predict(moves);
-  }
-  std::size_t samples() const {
-    std::shared_lock lock(mutex_);
-    return model_.samples();
-  }
-
- private:
-  mutable std::shared_mutex mutex_;
   AdditiveModel model_;
 };
 
@@ -195,7 +187,6 @@ bool Mcts::alive(const Node& node, double cut) {
 Mcts::Mcts(const CandidateBase& root, SearchThread& thread, MctsOptions options)
     : options_(options),
       moves_(std::make_unique<Moves>(static_cast<std::size_t>(options.topk), options.mast)),
-      learnt_(std::make_unique<Learnt>()),
       root_candidate_(root.clone()),
       root_(std::make_unique<Node>()),
       best_ns_(kInfinity) {
@@ -368,10 +359,7 @@ void Mcts::record(const Path& path, std::optional<double> time_ns) {
 void Mcts::observe(const Proposal& proposal, std::optional<double> time_ns) {
   const auto memo = std::static_pointer_cast<Memo>(proposal.memo);
   if (!memo) return;
-  if (time_ns) {
-    moves_->record(memo->moves, *time_ns);
-    learnt_->add(memo->moves, *time_ns);
-  }
+  if (time_ns) moves_->record(memo->moves, *time_ns);
   std::lock_guard lock(mutex_);
   record(memo->path, time_ns);
   if (time_ns && memo->candidate) remember(memo->candidate, *time_ns);
@@ -476,7 +464,7 @@ Proposal Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBase> sta
 Proposal Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBase> start,
                         double bound_ns) {
   const ValuePreference* preference = options_.mast > 0 ? moves_.get() : nullptr;
-  const int draws = learnt_->samples() >= static_cast<std::size_t>(options_.screen_after)
+  const int draws = moves_->measured() >= static_cast<std::size_t>(options_.screen_after)
                         ? options_.screen.value_or(1)
                         : 1;
   LeastWalk fastest;
@@ -484,7 +472,7 @@ Proposal Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBase> sta
     Proposal p = rollout_proposal(thread, i + 1 < draws ? start->clone() : std::move(start),
                                   bound_ns, preference);
     const double predicted = !p.candidate ? kInfinity
-                             : draws > 1  ? learnt_->predict(moves_of(*p.candidate))
+                             : draws > 1  ? moves_->predict(moves_of(*p.candidate))
                                           : 0;
     fastest.offer(std::move(p), predicted);
   }
@@ -502,11 +490,7 @@ Proposal Mcts::noted(Proposal p, std::shared_ptr<Memo> memo) {
 
 void Mcts::recall(SearchThread& thread, const CandidateBase& candidate,
                   std::optional<double> time_ns) {
-  if (time_ns) {
-    const std::vector<std::uint64_t> moves = moves_of(candidate);
-    moves_->record(moves, *time_ns);
-    learnt_->add(moves, *time_ns);
-  }
+  if (time_ns) moves_->record(moves_of(candidate), *time_ns);
   std::unique_lock lock(mutex_);
   if (time_ns) remember(candidate.clone(), *time_ns);
   Path path;

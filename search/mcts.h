@@ -135,12 +135,10 @@ class Mcts final : public Algorithm {
   void remember(std::shared_ptr<const spacegen::CandidateBase> candidate, double time_ns);
 
   class Moves;
-  class Learnt;
   struct Best;
 
   MctsOptions options_;
   std::unique_ptr<Moves> moves_;
-  std::unique_ptr<Learnt> learnt_;
   /// The root as given, for replaying decisions on it.
   std::unique_ptr<spacegen::CandidateBase> root_candidate_;
   /// The best candidates measured, fastest first, at most topk (under mutex_).
