@@ -76,7 +76,7 @@ std::string processor_model_line() {
 
 CCompiler::CCompiler(std::string compiler, std::vector<std::string> flags,
                      std::filesystem::path cache_dir, std::chrono::milliseconds timeout,
-                     std::uintmax_t cache_limit)
+                     const std::vector<std::string>& if_accepted, std::uintmax_t cache_limit)
     : compiler_(std::move(compiler)),
       flags_(std::move(flags)),
       cache_dir_(std::move(cache_dir)),
@@ -103,6 +103,19 @@ CCompiler::CCompiler(std::string compiler, std::vector<std::string> flags,
                                         : ""));
   }
   version_ = probe->output.substr(0, probe->output.find('\n'));
+  if (!if_accepted.empty()) {
+    std::vector<std::string> syntax_only = command_;
+    syntax_only.insert(syntax_only.end(), flags_.begin(), flags_.end());
+    syntax_only.insert(syntax_only.end(), if_accepted.begin(), if_accepted.end());
+    syntax_only.insert(syntax_only.end(), {"-fsyntax-only", "-x", "c", "/dev/null"});
+    auto tried = run_command(syntax_only);
+    if (tried && tried->finished && tried->exit_code == 0) {
+      flags_.insert(flags_.end(), if_accepted.begin(), if_accepted.end());
+    } else {
+      spdlog::debug("the C compiler '{}' rejects {}: compiling without them", compiler_,
+                    fmt::join(if_accepted, " "));
+    }
+  }
   // With -march=native, objects built on another model (a cache folder shared between
   // machines) could use instructions this one lacks: the model is part of every key.
   processor_ = processor_model_line();

@@ -44,11 +44,13 @@ class CCompiler {
   /// "ccache gcc" and "gcc -fno-tree-vectorize" are commands). `cache_dir` empty:
   /// default_cache_dir(), or temporary_cache_dir() when that cannot be created. Runs `compiler
   /// --version` once, and throws DeviceError when the compiler does not run or the cache folder
-  /// cannot be created. A cache folder over
+  /// cannot be created. `if_accepted` joins `flags` when the compiler accepts them all (one
+  /// syntax-only run says): flags of one compiler that another rejects. A cache folder over
   /// `cache_limit` bytes loses its least recently used entries (a hit is a use) down to three
   /// quarters of it.
   CCompiler(std::string compiler, std::vector<std::string> flags, std::filesystem::path cache_dir,
-            std::chrono::milliseconds timeout, std::uintmax_t cache_limit = kDefaultCacheLimit);
+            std::chrono::milliseconds timeout, const std::vector<std::string>& if_accepted = {},
+            std::uintmax_t cache_limit = kDefaultCacheLimit);
 
   /// Compiles `source` into a shared object, or finds it in the cache. Thread-safe; several
   /// calls compile concurrently. Throws DeviceError when the disk is full: the source cannot
@@ -70,6 +72,8 @@ class CCompiler {
   void resume();
 
   const std::string& compiler() const { return compiler_; }
+  /// The flags every compilation gets: those given, and those `if_accepted` that were.
+  const std::vector<std::string>& flags() const { return flags_; }
   const std::filesystem::path& cache_dir() const { return cache_dir_; }
   CompilerStats stats() const;
 

@@ -611,7 +611,7 @@ CpuCharacteristics characterize_cpu(const CpuCharacterizationOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   const Timing timing = timing_of(options.quick);
   CCompiler compiler(options.compiler, options.flags, options.cache_dir,
-                     CpuEvaluatorOptions{}.compile_timeout);
+                     CpuEvaluatorOptions{}.compile_timeout, options.flags_if_accepted);
   const std::filesystem::path benchmarks =
       compile_or_throw(compiler, kBenchmarks, "the microbenchmarks");
   const std::filesystem::path empty = compile_or_throw(compiler, kEmptyKernel, "the empty kernel");

@@ -20,6 +20,7 @@ struct CpuCharacterizationOptions {
   /// cache folder: CCompiler::default_cache_dir().
   std::string compiler{};
   std::vector<std::string> flags = CpuEvaluatorOptions{}.flags;
+  std::vector<std::string> flags_if_accepted = CpuEvaluatorOptions{}.flags_if_accepted;
   std::filesystem::path cache_dir{};
 };
 

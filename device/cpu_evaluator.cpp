@@ -12,7 +12,8 @@ constexpr std::size_t kMaxWorkspaces = 2;
 
 CpuEvaluator::CpuEvaluator(CpuEvaluatorOptions options)
     : options_(std::move(options)),
-      compiler_(options_.compiler, options_.flags, options_.cache_dir, options_.compile_timeout),
+      compiler_(options_.compiler, options_.flags, options_.cache_dir, options_.compile_timeout,
+                options_.flags_if_accepted),
       workspaces_(kMaxWorkspaces) {
   options_.plan.validate();
   pipeline_ = std::make_unique<Pipeline<std::filesystem::path>>(

@@ -90,7 +90,8 @@ TEST_P(CpuCandidates, RandomCandidatesCompileWithoutWarningsWithTheDeviceFlags) 
   ASSERT_FALSE(root->conflict()) << root->conflict()->to_string();
   std::vector<std::string> flags = device::CpuEvaluatorOptions{}.flags;
   flags.insert(flags.end(), {"-Wall", "-Wextra", "-Werror"});
-  device::CCompiler compiler("", flags, "", std::chrono::seconds(120));
+  device::CCompiler compiler("", flags, "", std::chrono::seconds(120),
+                             device::CpuEvaluatorOptions{}.flags_if_accepted);
   std::mt19937_64 rng(std::hash<std::string>()(info.name) + 1);
   std::vector<std::pair<std::string, std::string>> sources;  // (dump, C)
   const int count = std::max(1, candidates_per_kernel() / 20);

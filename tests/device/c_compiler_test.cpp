@@ -53,6 +53,17 @@ TEST_F(CCompilerTest, CompilesIntoTheCacheFolder) {
   EXPECT_FALSE(compiler.compile("int answer(void) { return 43; }\n").cache_hit);
 }
 
+TEST_F(CCompilerTest, FlagsIfAcceptedJoinOnlyWhenTheCompilerTakesThemAll) {
+  CCompiler taken("", {"-fPIC", "-shared"}, dir_ / "cache", 60s, {"-DANSWER=42", "-w"});
+  EXPECT_EQ(taken.flags(), (std::vector<std::string>{"-fPIC", "-shared", "-DANSWER=42", "-w"}));
+  EXPECT_TRUE(taken.compile("int answer(void) { return ANSWER; }\n").object);
+
+  CCompiler refused("", {"-fPIC", "-shared"}, dir_ / "cache", 60s,
+                    {"-DANSWER=42", "-fno-such-option-sculpt"});
+  EXPECT_EQ(refused.flags(), (std::vector<std::string>{"-fPIC", "-shared"}));
+  EXPECT_TRUE(refused.compile("int x;\n").object);
+}
+
 // The source the cache keeps next to an object.
 std::filesystem::path source_of(const std::filesystem::path& object) {
   return std::filesystem::path(object).replace_extension(".c");
@@ -79,7 +90,7 @@ TEST_F(CCompilerTest, ACacheOverItsLimitLosesItsLeastRecentlyUsedEntries) {
   std::ofstream(cache / "d.123.1.tmp") << std::string(1000, 'd');  // another process's file
 
   // Over 250 bytes, entries go, least recently used first, until 187 are left.
-  CCompiler trimmed(fake_compiler("0"), {}, cache, 60s, /*cache_limit=*/250);
+  CCompiler trimmed(fake_compiler("0"), {}, cache, 60s, /*if_accepted=*/{}, /*cache_limit=*/250);
   EXPECT_TRUE(std::filesystem::exists(objects[0]));
   EXPECT_TRUE(std::filesystem::exists(source_of(objects[0])));
   for (const auto& gone : {objects[1], objects[2]}) {
