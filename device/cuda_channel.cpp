@@ -65,6 +65,11 @@ Channel& Channel::operator=(Channel&& other) noexcept {
   return *this;
 }
 
+bool Channel::readable(std::chrono::milliseconds timeout) const {
+  pollfd poll_fd{.fd = fd_, .events = POLLIN, .revents = 0};
+  return poll(&poll_fd, 1, static_cast<int>(timeout.count())) > 0;
+}
+
 void Channel::close() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;

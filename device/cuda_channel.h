@@ -60,6 +60,8 @@ class Channel {
 
   int fd() const { return fd_; }
   void close();
+  /// Whether something (a frame, or the end) arrives within `timeout`; reads nothing.
+  bool readable(std::chrono::milliseconds timeout) const;
 
   /// False when the other end is gone.
   template <FrameKind Kind>

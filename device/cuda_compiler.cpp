@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <numeric>
 #include <thread>
+#include <tuple>
 
 #include "device/cuda_driver.h"
 #include "device/evaluator.h"
@@ -76,10 +77,10 @@ CudaCompiler::CudaCompiler(CudaWorkerConfig config, int threads, std::chrono::mi
 
 CudaCompiler::~CudaCompiler() = default;
 
-std::pair<std::shared_ptr<CudaWorker>, std::size_t> CudaCompiler::acquire() {
+std::pair<std::shared_ptr<CudaWorker>, std::size_t> CudaCompiler::acquire(std::stop_token stop) {
   std::unique_lock lock(mutex_);
   if (worker_ == nullptr) {
-    worker_ = std::make_shared<CudaWorker>(config_, threads_, serve_compilations);
+    worker_ = std::make_shared<CudaWorker>(config_, threads_, serve_compilations, stop);
     if (workers_started_++ > 0) ++stats_.worker_restarts;
     free_channels_.resize(static_cast<std::size_t>(threads_));
     std::iota(free_channels_.begin(), free_channels_.end(), 0);
@@ -129,7 +130,13 @@ CudaCompiler::Result CudaCompiler::compile(const std::string& ptx, std::stop_tok
       std::lock_guard lock(mutex_);
       abandoned_kills = abandoned_kills_;
     }
-    const auto [worker, index] = acquire();
+    std::shared_ptr<CudaWorker> worker;
+    std::size_t index = 0;
+    try {
+      std::tie(worker, index) = acquire(stop);
+    } catch (const CudaWorker::Abandoned&) {
+      return abandoned();
+    }
     Channel& channel = worker->channel(index);
     Frame<CompileMessage> reply;
     Channel::Received received = Channel::Received::closed;

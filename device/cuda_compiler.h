@@ -54,8 +54,9 @@ class CudaCompiler {
   CudaCompilerStats stats() const;
 
  private:
-  /// A channel of the current worker, waiting for one to be free; starts the worker if none.
-  std::pair<std::shared_ptr<CudaWorker>, std::size_t> acquire();
+  /// A channel of the current worker, waiting for one to be free; starts the worker if none
+  /// (throws CudaWorker::Abandoned when `stop` is requested while it opens its context).
+  std::pair<std::shared_ptr<CudaWorker>, std::size_t> acquire(std::stop_token stop);
   void release(const std::shared_ptr<CudaWorker>& worker, std::size_t channel);
   /// Kills `worker` unless another thread has replaced it already.
   void lose(const std::shared_ptr<CudaWorker>& worker);

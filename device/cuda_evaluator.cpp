@@ -47,7 +47,10 @@ CudaEvaluator::CudaEvaluator(CudaEvaluatorOptions options)
              const CutoffSnapshot& cutoff) { return measure(code, problem, image, cutoff); });
 }
 
-CudaEvaluator::~CudaEvaluator() = default;
+CudaEvaluator::~CudaEvaluator() {
+  // The pipeline waits for the measurement under way: not for a worker opening its context.
+  runner_.cancel();
+}
 
 std::future<Evaluation> CudaEvaluator::queue(KernelCode code,
                                              std::shared_ptr<const Problem> problem,

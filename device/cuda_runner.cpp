@@ -449,7 +449,7 @@ Channel& CudaRunner::ready_worker(std::uint64_t problem_id, const ProblemData& d
   };
   if (worker_ == nullptr) {
     const auto start = std::chrono::steady_clock::now();
-    worker_ = std::make_unique<CudaWorker>(config_, 1, serve_runs);
+    worker_ = std::make_unique<CudaWorker>(config_, 1, serve_runs, cancel_.get_token());
     ++workers_started_;
     start_ns_ = elapsed_ns(start);
   }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,11 @@ class CudaRunner {
   RunOutcome run(std::uint64_t problem_id, const ProblemData& data, std::uint64_t host_room,
                  const CudaImage& image, const KernelCode& code, const RunPlan& plan);
 
+  /// Makes the start of a worker under way, and of any later one, give up at once (run throws
+  /// CudaWorker::Abandoned): whoever goes away need not wait for a driver opening a context.
+  /// Thread-safe.
+  void cancel() { cancel_.request_stop(); }
+
   /// Workers started, the first one included. Thread-safe.
   int workers_started() const { return workers_started_.load(); }
   /// Arrays of the problem last uploaded whose initial values the worker keeps in host memory,
@@ -55,6 +61,7 @@ class CudaRunner {
   void stop();
 
   CudaWorkerConfig config_;
+  std::stop_source cancel_;
   std::unique_ptr<CudaWorker> worker_;
   std::optional<std::uint64_t> uploaded_;
   std::atomic<int> workers_started_ = 0;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <optional>
 
 #include "device/cuda_driver.h"
@@ -10,7 +12,8 @@
 
 namespace sculpt::device {
 
-CudaWorker::CudaWorker(const CudaWorkerConfig& config, int channels, const Serve& serve) {
+CudaWorker::CudaWorker(const CudaWorkerConfig& config, int channels, const Serve& serve,
+                       std::stop_token cancel) {
   SCULPT_CHECK(channels >= 1) << "a CUDA worker needs a channel";
   std::vector<Channel> theirs;
   std::vector<int> kept;
@@ -38,8 +41,22 @@ CudaWorker::CudaWorker(const CudaWorkerConfig& config, int channels, const Serve
       "cuda");
   theirs.clear();
 
+  // Waited for in slices, so that a stop request is seen within one.
+  constexpr std::chrono::milliseconds kSlice(50);
+  const auto deadline = std::chrono::steady_clock::now() + kWorkerSetupTimeout;
+  const auto left = [&] {
+    return std::max(std::chrono::milliseconds(0),
+                    std::chrono::duration_cast<std::chrono::milliseconds>(
+                        deadline - std::chrono::steady_clock::now()));
+  };
+  while (left().count() > 0 && !channels_[0].readable(std::min(left(), kSlice))) {
+    if (cancel.stop_requested()) {
+      stop();
+      throw Abandoned{};
+    }
+  }
   Frame<WorkerStart> reply;
-  Channel::Received received = channels_[0].receive(reply, kWorkerSetupTimeout);
+  Channel::Received received = channels_[0].receive(reply, left());
   if (received == Channel::Received::frame && reply.kind == WorkerStart::ready) {
     description_ = std::move(reply.data);
     return;

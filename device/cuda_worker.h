@@ -8,11 +8,13 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
 #include "device/cuda_channel.h"
 #include "device/cuda_protocols.h"
+#include "device/evaluator.h"
 
 namespace sculpt::device {
 
@@ -33,10 +35,17 @@ class CudaWorker {
   /// ends of the channels; the worker exits when it returns.
   using Serve = std::function<void(CudaContext&, std::vector<Channel>&)>;
 
+  /// The wait for a context ended by a stop request: the worker is killed.
+  struct Abandoned : DeviceError {
+    Abandoned() : DeviceError("cuda device: a worker's start was abandoned") {}
+  };
+
   /// Forks a worker with `channels` channels and waits until it has opened its context (its
   /// WorkerStart frame). Throws DeviceError with the worker's one-line reason when it cannot
-  /// ("no GPU: cuInit returned CUDA_ERROR_NO_DEVICE").
-  CudaWorker(const CudaWorkerConfig& config, int channels, const Serve& serve);
+  /// ("no GPU: cuInit returned CUDA_ERROR_NO_DEVICE"), and Abandoned when `cancel` is requested
+  /// first (a driver may take seconds, up to kWorkerSetupTimeout, to open a context).
+  CudaWorker(const CudaWorkerConfig& config, int channels, const Serve& serve,
+             std::stop_token cancel = {});
   /// Kills the worker when it still runs.
   ~CudaWorker();
   CudaWorker(const CudaWorker&) = delete;

@@ -661,6 +661,42 @@ TEST(CudaDevice, DestroyingStopsTheCompilationUnderWay) {
   EXPECT_THROW(abandoned.get(), std::future_error);
 }
 
+TEST(CudaDevice, DestroyingStopsAWorkerStillOpeningItsContext) {
+  CudaEvaluatorOptions options;
+  options.worker.driver_library = fake_cuda_driver();
+  options.compile_threads = 1;
+  auto evaluator = std::make_unique<CudaEvaluator>(options);
+  // The compiling worker, forked at the first compilation, takes a minute to open its context.
+  ScopedEnvironment slow_start("SCULPT_FAKE_CUDA_INIT_MS", "60000");
+  auto abandoned = evaluator->submit(axpy_code(), axpy_problem());
+  std::this_thread::sleep_for(milliseconds(300));
+  const auto start = std::chrono::steady_clock::now();
+  evaluator.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  EXPECT_THROW(abandoned.get(), std::future_error);
+}
+
+TEST(CudaDevice, DestroyingStopsARunWorkerStillOpeningItsContext) {
+  CudaEvaluatorOptions options;
+  options.worker.driver_library = fake_cuda_driver();
+  options.plan.budget = milliseconds(20);
+  options.plan.kill_floor = milliseconds(100);
+  auto evaluator = std::make_unique<CudaEvaluator>(options);
+  const auto problem = axpy_problem();
+  ASSERT_EQ(evaluator->evaluate(axpy_code(), problem).check, Check::ok);
+  // A run killed at the cutoff costs the run worker; its successor takes a minute to start.
+  ScopedEnvironment slow_start("SCULPT_FAKE_CUDA_INIT_MS", "60000");
+  const Evaluation killed =
+      evaluator->submit(ptx(kSpin, "spin", 1), problem, std::make_shared<Cutoff>(1.0, 1e6)).get();
+  ASSERT_EQ(killed.check, Check::timeout) << killed.message;
+  auto waiting = evaluator->submit(axpy_code(), problem);
+  std::this_thread::sleep_for(milliseconds(300));
+  const auto start = std::chrono::steady_clock::now();
+  evaluator.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  EXPECT_ANY_THROW(waiting.get());
+}
+
 TEST(CudaDevice, TheCallerNeverLoadsTheDriver) {
   CudaEvaluatorOptions options;
   options.worker.driver_library = fake_cuda_driver();
