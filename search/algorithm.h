@@ -35,8 +35,15 @@ struct Proposal {
     int candidates = 0;
     int dead_ends = 0;
     int pruned = 0;
-    void count(Kind kind) {
-      (kind == Kind::candidate ? candidates : kind == Kind::dead_end ? dead_ends : pruned) += 1;
+    /// Counts `p`'s walk and those it had set aside.
+    void count(const Proposal& p) {
+      (p.kind == Kind::candidate ? candidates : p.kind == Kind::dead_end ? dead_ends : pruned) += 1;
+      add(p.set_aside);
+    }
+    void add(const Walks& other) {
+      candidates += other.candidates;
+      dead_ends += other.dead_ends;
+      pruned += other.pruned;
     }
     int total() const { return candidates + dead_ends + pruned; }
   };

@@ -709,6 +709,21 @@ TEST(Session, UntilAFirstTimeTheSearchProposesLowBounds) {
   EXPECT_LT(opened, plain / 4) << "the opening's first bounds: " << opened << " ns";
 }
 
+// Every walk counts in the statistics: with screening from the start, each of the opening's four
+// rollouts is the least of three walks, and so is every later rollout: the count comes in threes.
+TEST(Session, TheWalksSetAsideCountAsRollouts) {
+  Problem matmul("matmul", "1024x1024x1024");
+  StandInDevice device(0us);
+  SessionOptions options;
+  options.evals = 5;
+  options.mcts.opening = 4;
+  options.mcts.screen = 3;
+  options.mcts.screen_after = 0;
+  const SessionStats stats = search(*matmul.root, device, matmul.model.get(), options).stats;
+  EXPECT_GE(stats.rollouts, 12);
+  EXPECT_EQ(stats.rollouts % 3, 0) << stats.rollouts << " rollouts";
+}
+
 /// The decisions of a logged candidate, as a set.
 std::set<std::string> decision_set(const std::vector<spacegen::Action>& actions) {
   std::set<std::string> decisions;
