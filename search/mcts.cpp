@@ -81,11 +81,15 @@ void keep_best(std::vector<double>& times, double t, std::size_t k) {
 }  // namespace
 
 /// What the measured candidates' moves tell: the move statistics (MAST: for each move, the
-/// candidates measured that held it and their best times, and the best times of all), and the
-/// learnt model of their times that screening asks.
+/// candidates measured that held it and their best times, and the best times of all), and, when
+/// screening asks it (`learn`), the learnt model of their times: each time refits it over every
+/// time before (candidates found again included), which a long search without screening would
+/// pay for nothing (a stand-in search of 700 evaluations of matmul 1024^3 took 143 s with it,
+/// 44.5 s without).
 class Mcts::Moves final : public ValuePreference {
  public:
-  Moves(std::size_t topk, double exponent) : topk_(topk), exponent_(exponent) {}
+  Moves(std::size_t topk, double exponent, bool learn)
+      : topk_(topk), exponent_(exponent), learn_(learn) {}
 
   double weight(const InstanceRef& choice, std::uint32_t value) const override {
     std::shared_lock lock(mutex_);
@@ -113,12 +117,13 @@ class Mcts::Moves final : public ValuePreference {
       ++s.held;
       keep_best(s.best, time_ns, topk_);
     }
-    model_.add(moves, time_ns);
+    if (learn_) model_.add(moves, time_ns);
   }
 
   /// The learnt model's log time for a candidate holding `moves`.
   double predict(const std::vector<std::uint64_t>& moves) const {
     std::shared_lock lock(mutex_);
+    SCULPT_CHECK(learn_) << "a model asked that was not learnt";
     return model_.predict(moves);
   }
   std::size_t measured() const {
@@ -133,6 +138,7 @@ class Mcts::Moves final : public ValuePreference {
   };
   std::size_t topk_;
   double exponent_;
+  bool learn_;
   mutable std::shared_mutex mutex_;
   std::unordered_map<std::uint64_t, Stats> stats_;
   std::vector<double> best_;
@@ -187,7 +193,8 @@ bool Mcts::alive(const Node& node, double cut) {
 
 Mcts::Mcts(const CandidateBase& root, SearchThread& thread, MctsOptions options)
     : options_(options),
-      moves_(std::make_unique<Moves>(static_cast<std::size_t>(options.topk), options.mast)),
+      moves_(std::make_unique<Moves>(static_cast<std::size_t>(options.topk), options.mast,
+                                     options.screen.value_or(1) > 1)),
       root_candidate_(root.clone()),
       root_(std::make_unique<Node>()),
       best_ns_(kInfinity) {
