@@ -194,7 +194,7 @@ bool Mcts::alive(const Node& node, double cut) {
 Mcts::Mcts(const CandidateBase& root, SearchThread& thread, MctsOptions options)
     : options_(options),
       moves_(std::make_unique<Moves>(static_cast<std::size_t>(options.topk), options.mast,
-                                     options.screen.value_or(1) > 1)),
+                                     options.screened() > 1)),
       root_candidate_(root.clone()),
       root_(std::make_unique<Node>()),
       best_ns_(kInfinity) {
@@ -473,7 +473,7 @@ Proposal Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBase> sta
                         double bound_ns) {
   const ValuePreference* preference = options_.mast > 0 ? moves_.get() : nullptr;
   const int draws = moves_->measured() >= static_cast<std::size_t>(options_.screen_after)
-                        ? options_.screen.value_or(1)
+                        ? options_.screened()
                         : 1;
   LeastWalk fastest;
   for (int i = 0; i < draws; ++i) {

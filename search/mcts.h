@@ -87,6 +87,9 @@ struct MctsOptions {
   std::optional<int> screen;
   static constexpr int kScreen = 8;
   int screen_after = 20;
+  /// The rollouts a screening compares (1 while `screen` is unset); above 1, the search learns
+  /// the model.
+  int screened() const { return screen.value_or(1); }
 };
 
 class Mcts final : public Algorithm {
