@@ -5,12 +5,16 @@
 // tree searches, with one searching thread. (Random descents are left out: on this device, whose
 // times are within 4x of the bound, almost every random leaf is cut, so they submit about one
 // candidate in ten seconds.) Pin it to one core (taskset -c 0) for the per-core
-// figure.
+// figure. Also the learnt model's cost as its samples grow.
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <memory>
+#include <random>
+#include <vector>
 
 #include "perf_model/model.h"
+#include "search/additive_model.h"
 #include "search/session.h"
 #include "search/stand_in_device.h"
 #include "zoo/zoo.h"
@@ -72,6 +76,27 @@ BENCHMARK_CAPTURE(BM_Session, mcts, AlgorithmKind::mcts)
     ->Arg(700)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Session, bb, AlgorithmKind::bb)->Arg(50)->Unit(benchmark::kMillisecond);
+
+/// The learnt model that screening asks (search/additive_model.h) fed state.range(0) samples as
+/// a long GPU search would: each a candidate of matmul 1024^3 (2,200 moves, every decision one of
+/// four values) with a time.
+void BM_AdditiveModel(benchmark::State& state) {
+  constexpr int kDecisions = 2200;
+  std::vector<std::vector<std::uint64_t>> samples(static_cast<std::size_t>(state.range(0)));
+  std::mt19937_64 rng(1);
+  for (auto& moves : samples) {
+    for (int d = 0; d < kDecisions; ++d) moves.push_back(4 * d + rng() % 4);
+  }
+  for (auto _ : state) {
+    sculpt::search::AdditiveModel model;
+    for (const auto& moves : samples) model.add(moves, std::exp(8 + 0.01 * (rng() % 100)));
+    benchmark::DoNotOptimize(model.predict(samples.front()));
+  }
+  state.counters["samples/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations() * state.range(0)), benchmark::Counter::kIsRate);
+}
+
+BENCHMARK(BM_AdditiveModel)->Arg(1000)->Arg(8000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

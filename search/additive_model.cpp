@@ -17,7 +17,12 @@ void AdditiveModel::add(std::span<const std::uint64_t> moves, double time_ns) {
     predicted += weight_[it->second];
   }
   residual_.push_back(std::log(time_ns) - predicted);
-  fit(kSweeps);
+  moves_ += moves.size();
+  unfitted_ += moves.size();
+  if (moves_ <= every_sample_ || unfitted_ * kGrowth >= moves_) {
+    fit(kSweeps);
+    unfitted_ = 0;
+  }
 }
 
 double AdditiveModel::predict(std::span<const std::uint64_t> moves) const {

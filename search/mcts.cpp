@@ -82,10 +82,8 @@ void keep_best(std::vector<double>& times, double t, std::size_t k) {
 
 /// What the measured candidates' moves tell: the move statistics (MAST: for each move, the
 /// candidates measured that held it and their best times, and the best times of all), and, when
-/// screening asks it (`learn`), the learnt model of their times: each time refits it over every
-/// time before (candidates found again included), which a long search without screening would
-/// pay for nothing (a stand-in search of 700 evaluations of matmul 1024^3 took 143 s with it,
-/// 44.5 s without).
+/// screening asks it (`learn`), the learnt model of their times, fitted to every time
+/// (candidates found again included), which a search without screening would pay for nothing.
 class Mcts::Moves final : public ValuePreference {
  public:
   Moves(std::size_t topk, double exponent, bool learn)
@@ -120,6 +118,21 @@ class Mcts::Moves final : public ValuePreference {
     if (learn_) model_.add(moves, time_ns);
   }
 
+  /// A candidate evaluated (its hash) and its time, if it checked ok: the session never
+  /// measures it again.
+  void evaluated(std::uint64_t hash, std::optional<double> time_ns) {
+    std::unique_lock lock(mutex_);
+    evaluated_.try_emplace(hash, time_ns);
+  }
+  /// Whether the candidate of `hash` was evaluated, with its time in `*time_ns`.
+  bool was_evaluated(std::uint64_t hash, std::optional<double>* time_ns) const {
+    std::shared_lock lock(mutex_);
+    const auto it = evaluated_.find(hash);
+    if (it == evaluated_.end()) return false;
+    *time_ns = it->second;
+    return true;
+  }
+
   /// The learnt model's log time for a candidate holding `moves`.
   double predict(const std::vector<std::uint64_t>& moves) const {
     std::shared_lock lock(mutex_);
@@ -141,6 +154,7 @@ class Mcts::Moves final : public ValuePreference {
   bool learn_;
   mutable std::shared_mutex mutex_;
   std::unordered_map<std::uint64_t, Stats> stats_;
+  std::unordered_map<std::uint64_t, std::optional<double>> evaluated_;
   std::vector<double> best_;
   std::size_t measured_ = 0;
   AdditiveModel model_;
@@ -151,6 +165,12 @@ struct Mcts::Memo {
   Path path;
   std::shared_ptr<const CandidateBase> candidate;
   std::vector<std::uint64_t> moves;
+};
+
+struct Mcts::Screened {
+  Proposal proposal;
+  std::optional<Memo> again;
+  std::optional<double> again_ns;
 };
 
 /// One of the best candidates measured, with its decisions once a neighbour needed them.
@@ -366,11 +386,15 @@ void Mcts::record(const Path& path, std::optional<double> time_ns) {
 
 void Mcts::observe(const Proposal& proposal, std::optional<double> time_ns) {
   const auto memo = std::static_pointer_cast<Memo>(proposal.memo);
-  if (!memo) return;
-  if (time_ns) moves_->record(memo->moves, *time_ns);
+  if (memo) learn(*memo, time_ns);
+}
+
+void Mcts::learn(const Memo& memo, std::optional<double> time_ns) {
+  if (memo.candidate) moves_->evaluated(memo.candidate->hash(), time_ns);
+  if (time_ns) moves_->record(memo.moves, *time_ns);
   std::lock_guard lock(mutex_);
-  record(memo->path, time_ns);
-  if (time_ns && memo->candidate) remember(memo->candidate, *time_ns);
+  record(memo.path, time_ns);
+  if (time_ns && memo.candidate) remember(memo.candidate, *time_ns);
 }
 
 void Mcts::remember(std::shared_ptr<const CandidateBase> candidate, double time_ns) {
@@ -393,7 +417,7 @@ std::optional<Proposal> Mcts::opening(SearchThread& thread) {
   const double bound_ns = thread.bound(*root_candidate_);
   LeastWalk lowest;
   for (int i = 0; i < *options_.opening; ++i) {
-    Proposal p = roll_out(thread, root_candidate_->clone(), bound_ns);
+    Proposal p = roll_out(thread, root_candidate_->clone(), bound_ns).proposal;
     const double bound = p.candidate ? p.bound_ns : kInfinity;
     lowest.offer(std::move(p), bound);
   }
@@ -466,25 +490,58 @@ std::optional<Proposal> Mcts::neighbour(SearchThread& thread) {
 
 Proposal Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBase> start, double bound_ns,
                         std::shared_ptr<Memo> memo) {
-  return noted(roll_out(thread, std::move(start), bound_ns), std::move(memo));
+  Screened screened = roll_out(thread, std::move(start), bound_ns);
+  if (screened.again) {
+    screened.again->path = memo->path;
+    learn(*screened.again, screened.again_ns);
+  }
+  return noted(std::move(screened.proposal), std::move(memo));
 }
 
-Proposal Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBase> start,
-                        double bound_ns) {
+Mcts::Screened Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBase> start,
+                              double bound_ns) {
   const ValuePreference* preference = options_.mast > 0 ? moves_.get() : nullptr;
   const int draws = moves_->measured() >= static_cast<std::size_t>(options_.screen_after)
                         ? options_.screened()
                         : 1;
+  // A candidate evaluated before ranks after every new one: the session would not measure it
+  // again, only tell its time again, and the model, which learnt that time, predicts the best
+  // of them fastest (a stand-in search of matmul 1024^3 found 26 candidates again per
+  // evaluation, a thousand walks per evaluation). Where one is the favourite, the search hears
+  // its time again, as the session would have told it.
+  constexpr double kEvaluatedBefore = 1e6;  // log times differ by tens at most
+  Screened out;
+  double favourite = kInfinity;
+  bool found_new = false;
   LeastWalk fastest;
   for (int i = 0; i < draws; ++i) {
     Proposal p = rollout_proposal(thread, i + 1 < draws ? start->clone() : std::move(start),
                                   bound_ns, preference);
-    const double predicted = !p.candidate ? kInfinity
-                             : draws > 1  ? moves_->predict(moves_of(*p.candidate))
-                                          : 0;
-    fastest.offer(std::move(p), predicted);
+    double score = 0;
+    if (!p.candidate) {
+      score = kInfinity;
+    } else if (draws > 1) {
+      std::vector<std::uint64_t> moves = moves_of(*p.candidate);
+      score = moves_->predict(moves);
+      std::optional<double> time_ns;
+      const bool again = moves_->was_evaluated(p.candidate->hash(), &time_ns);
+      if (score < favourite) {
+        favourite = score;
+        out.again.reset();
+        if (again) {
+          out.again = Memo{{}, p.candidate->clone(), std::move(moves)};
+          out.again_ns = time_ns;
+        }
+      }
+      if (again) score += kEvaluatedBefore;
+      found_new = found_new || !again;
+    }
+    fastest.offer(std::move(p), score);
   }
-  return fastest.take();
+  // Where every draw was evaluated before, the favourite is proposed: the session tells its time.
+  if (!found_new) out.again.reset();
+  out.proposal = fastest.take();
+  return out;
 }
 
 Proposal Mcts::noted(Proposal p, std::shared_ptr<Memo> memo) {
@@ -498,6 +555,7 @@ Proposal Mcts::noted(Proposal p, std::shared_ptr<Memo> memo) {
 
 void Mcts::recall(SearchThread& thread, const CandidateBase& candidate,
                   std::optional<double> time_ns) {
+  moves_->evaluated(candidate.hash(), time_ns);
   if (time_ns) moves_->record(moves_of(candidate), *time_ns);
   std::unique_lock lock(mutex_);
   if (time_ns) remember(candidate.clone(), *time_ns);

@@ -34,10 +34,11 @@
 //
 // Screening: once `screen_after` candidates are measured, a rollout is the one of `screen`
 // rollouts from the same start that a model learnt from every measured time predicts fastest
-// (additive_model.h: log time as a sum of one weight per move). The move statistics weigh one
-// decision at a time by the best few times; the model compares whole candidates by all of
-// them, which the bound cannot do where it ties (on the CPU, most of matmul's space sits at the
-// fp32 floor).
+// (additive_model.h: log time as a sum of one weight per move), of those not evaluated before
+// when any is (the search hears the time of a favourite evaluated before again). The move
+// statistics weigh one decision at a time by the best few times; the model compares whole
+// candidates by all of them, which the bound cannot do where it ties (on the CPU, most of matmul's
+// space sits at the fp32 floor).
 //
 // Neighbours of the best: once `local_after` candidates are measured, a share `local` of the
 // proposals start from one of the `topk` best candidates measured instead of the tree: its
@@ -130,8 +131,13 @@ class Mcts final : public Algorithm {
   /// move statistics' preference, `memo` holding its candidate and moves.
   Proposal roll_out(SearchThread& thread, std::unique_ptr<spacegen::CandidateBase> start,
                     double bound_ns, std::shared_ptr<Memo> memo);
-  Proposal roll_out(SearchThread& thread, std::unique_ptr<spacegen::CandidateBase> start,
+  /// A rollout's proposal, and the favourite of its screening when that was evaluated before and
+  /// a new candidate is proposed instead (`again`, its time `again_ns`).
+  struct Screened;
+  Screened roll_out(SearchThread& thread, std::unique_ptr<spacegen::CandidateBase> start,
                     double bound_ns);
+  /// What a candidate's time teaches: the move statistics, the model, its tree path, the best.
+  void learn(const Memo& memo, std::optional<double> time_ns);
   /// `p` with `memo` holding its candidate and moves.
   static Proposal noted(Proposal p, std::shared_ptr<Memo> memo);
   /// Counts a measured candidate and keeps it among the best when it is (under mutex_).
