@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <numeric>
 
 #include "support/check.h"
 
@@ -21,8 +20,9 @@ void RunPlan::validate() const {
 bool RunPlan::far_from_best(std::span<const std::int64_t> run_ns) const {
   if (!best || precise_within <= 0 || run_ns.empty()) return false;
   const double precise = precise_within * static_cast<double>(best->count());
-  // Far off from the first run: every run so far over twice the threshold.
-  if (static_cast<double>(*std::min_element(run_ns.begin(), run_ns.end())) > 2 * precise) {
+  // Far off from kDecisive runs: all of them over twice the threshold.
+  if (static_cast<int>(run_ns.size()) >= kDecisive &&
+      static_cast<double>(*std::min_element(run_ns.begin(), run_ns.end())) > 2 * precise) {
     return true;
   }
   if (static_cast<int>(run_ns.size()) < min_runs) return false;
@@ -74,9 +74,7 @@ Evaluation evaluation_of(RunOutcome outcome, const RunPlan& plan) {
   evaluation.time_ns = statistics.median_ns;
   evaluation.spread_ns = statistics.spread_ns;
   evaluation.runs = static_cast<int>(outcome.run_ns.size());
-  evaluation.cut_short = plan.cut_short(
-      evaluation.runs,
-      std::accumulate(outcome.run_ns.begin(), outcome.run_ns.end(), std::int64_t{0}));
+  evaluation.cut_short = plan.cut_short(outcome.run_ns);
   if (outcome.mismatch) {
     evaluation.check = Check::wrong;
     evaluation.message = std::move(*outcome.mismatch);

@@ -25,14 +25,15 @@ struct RunPlan {
   std::chrono::nanoseconds budget = std::chrono::milliseconds(500);
   int min_runs = 3;
   int max_runs = 100;
-  /// A candidate whose timed runs average over this stops being timed, min_runs or not: a
-  /// search sets it to a multiple of its best time, past which precision buys nothing.
+  /// A candidate whose timed runs are all over this stops being timed, min_runs or not, once
+  /// kDecisive runs say so: a search sets it to a multiple of its best time, past which
+  /// precision buys nothing.
   std::optional<std::chrono::nanoseconds> cutoff{};
   /// The best time the cutoff is a multiple of, when a search knows one. Only candidates near it
   /// need a precise time: timing stops once min_runs runs have a median over `precise_within`
-  /// times it, or at the first run that is over twice that (a candidate 1.5 times the best gets
-  /// min_runs runs, one at 3 times a single run, one within 1.2 times the whole plan). Its time
-  /// is the median of the runs made, as always; the cutoff did not stop it (not cut short).
+  /// times it, or once kDecisive runs are all over twice that (a candidate 1.5 times the best
+  /// gets min_runs runs, one at 3 times kDecisive runs, one within 1.2 times the whole plan). Its
+  /// time is the median of the runs made, as always; the cutoff did not stop it (not cut short).
   /// `precise_within` 0: off.
   std::optional<std::chrono::nanoseconds> best{};
   double precise_within = 1.2;
@@ -43,6 +44,13 @@ struct RunPlan {
   /// waiting longer than a restart of what the kill takes down costs more than the restart.
   int cutoffs_to_kill = 10;
   std::chrono::nanoseconds kill_floor = std::chrono::milliseconds(100);
+  /// The runs that stop the timing early: one run decides nothing. On a CPU whose other threads
+  /// (a search's own, other processes) take a core while a candidate runs, an OpenMP thread of
+  /// the candidate can wait a scheduler tick or two: 10% of the 4,800 candidates of sixteen
+  /// searches of matmul 256x256x32 were timed at 3.5-3.8 or 7.5-7.8 ms on their one run, and
+  /// 87 of the 422 whose code another candidate had too ran over 3 times slower than their twin
+  /// (7.6 ms against 18.7 us), teaching the search that the fastest family was among the slowest.
+  static constexpr int kDecisive = 2;
   /// What killing a run costs beyond the run itself, as last measured: the CUDA device's worker
   /// restart (a new context, the problem uploaded again). The CPU device's kill costs a child
   /// process, nothing to speak of: none.
@@ -70,9 +78,10 @@ struct RunPlan {
     if (!cutoff) return run_timeout;
     return std::min(run_timeout, std::max({kill_floor, *cutoff * cutoffs_to_kill, restart_wait()}));
   }
-  /// Whether `runs` timed runs that took `total_ns` together average over the cutoff.
-  bool over_cutoff(int runs, std::int64_t total_ns) const {
-    return cutoff && runs > 0 && total_ns > runs * cutoff->count();
+  /// Whether timed runs of these durations, at least kDecisive, are all over the cutoff.
+  bool over_cutoff(std::span<const std::int64_t> run_ns) const {
+    return cutoff && static_cast<int>(run_ns.size()) >= kDecisive &&
+           *std::min_element(run_ns.begin(), run_ns.end()) > cutoff->count();
   }
   /// Whether timed runs of these durations show a candidate too far from the best time for a
   /// precise time to matter (`best`, `precise_within`).
@@ -81,12 +90,15 @@ struct RunPlan {
   bool wants_another(std::span<const std::int64_t> run_ns) const {
     const auto runs = static_cast<int>(run_ns.size());
     const std::int64_t total = std::accumulate(run_ns.begin(), run_ns.end(), std::int64_t{0});
-    return within_plan(runs, total) && !over_cutoff(runs, total) && !far_from_best(run_ns);
+    return within_plan(runs, total) && !over_cutoff(run_ns) && !far_from_best(run_ns);
   }
-  /// Whether the cutoff stopped the timing after these runs, before the plan would have (the
-  /// best time may have stopped them too: far from the best is not cut short by itself).
-  bool cut_short(int runs, std::int64_t total_ns) const {
-    return within_plan(runs, total_ns) && over_cutoff(runs, total_ns);
+  /// Whether the cutoff stopped the timing after runs of these durations, before the plan would
+  /// have (the best time may have stopped them too: far from the best is not cut short by
+  /// itself).
+  bool cut_short(std::span<const std::int64_t> run_ns) const {
+    return within_plan(static_cast<int>(run_ns.size()),
+                       std::accumulate(run_ns.begin(), run_ns.end(), std::int64_t{0})) &&
+           over_cutoff(run_ns);
   }
 
   /// Checks that the counts make sense (a programming error otherwise).

@@ -153,6 +153,17 @@ TEST_F(CpuEvaluatorTest, WrongResultGivesItsIndex) {
   EXPECT_TRUE(result.time_ns);
 }
 
+// A candidate's OpenMP threads are bound one to a core (unbound, two could share one, and each
+// parallel region then waited a scheduler slice): this axpy is right only when they are.
+TEST_F(CpuEvaluatorTest, ACandidatesOpenMpThreadsAreBoundToCores) {
+  CpuEvaluator evaluator(options());
+  KernelCode code = axpy_variant(
+      "y[i] = a * x[i] + y[i] + (omp_get_proc_bind() == omp_proc_bind_false ? 1.0f : 0.0f);");
+  code.source.insert(0, "#include <omp.h>\n");
+  const Evaluation result = evaluator.evaluate(code, axpy_problem());
+  EXPECT_EQ(result.check, Check::ok) << result.message;
+}
+
 TEST_F(CpuEvaluatorTest, UnwrittenOutputIsCaught) {
   CpuEvaluator evaluator(options());
   std::string source = kMatmul;
@@ -370,11 +381,12 @@ TEST_F(CpuEvaluatorTest, TheCutoffStopsTimingACandidateSlowerThanIt) {
   ASSERT_TRUE(first.time_ns);
   EXPECT_EQ(cutoff->get(), std::chrono::nanoseconds(std::llround(4 * *first.time_ns)));
 
-  // A cutoff of 50 ms: the slow kernel is timed once (and not killed: that is at 500 ms).
+  // A cutoff of 50 ms: the slow kernel is timed twice, as one run decides nothing (and not
+  // killed: that is at 500 ms).
   Evaluation cut =
       evaluator.submit(c_code(slow, "axpy"), problem, std::make_shared<Cutoff>(1.0, 50e6)).get();
   ASSERT_EQ(cut.check, Check::ok) << cut.message;
-  EXPECT_EQ(cut.runs, 1);
+  EXPECT_EQ(cut.runs, RunPlan::kDecisive);
   EXPECT_TRUE(cut.cut_short);
   ASSERT_TRUE(cut.time_ns);
   EXPECT_GE(*cut.time_ns, 200e6);

@@ -1,5 +1,5 @@
 // How many timed runs a plan asks for: between min_runs and max_runs within the budget, no more
-// once the runs average over the cutoff, and min_runs (or one) when they are far from the best
+// once two runs are all over the cutoff, and min_runs (or two) when they are far from the best
 // time; how long one run may last.
 #include "device/run_plan.h"
 
@@ -40,22 +40,26 @@ TEST(RunPlan, RunsAtLeastMinRunsThenUntilTheBudget) {
   EXPECT_TRUE(wants_another(p, 3, std::int64_t{50'000'000}));
   EXPECT_FALSE(wants_another(p, 3, std::int64_t{100'000'000}));
   EXPECT_FALSE(wants_another(p, 10, 0));
-  EXPECT_FALSE(p.cut_short(2, std::int64_t{500'000'000}));
+  EXPECT_FALSE(p.cut_short(runs_of(2, 250'000'000)));
 }
 
-TEST(RunPlan, TheCutoffStopsRunsThatAverageOverIt) {
+TEST(RunPlan, TheCutoffStopsTwoRunsThatAreAllOverIt) {
   RunPlan p = plan();
   p.cutoff = 20ms;
   EXPECT_TRUE(wants_another(p, 0, 0));  // at least one timed run
-  // One run of 30 ms: over the cutoff, though under min_runs.
-  EXPECT_FALSE(wants_another(p, 1, std::int64_t{30'000'000}));
-  EXPECT_TRUE(p.cut_short(1, std::int64_t{30'000'000}));
-  // Two runs averaging 15 ms go on.
-  EXPECT_TRUE(wants_another(p, 2, std::int64_t{30'000'000}));
-  EXPECT_FALSE(p.cut_short(2, std::int64_t{30'000'000}));
+  // One run of 30 ms decides nothing: another process may have held a core.
+  EXPECT_TRUE(wants_another(p, 1, std::int64_t{30'000'000}));
+  EXPECT_FALSE(p.cut_short(runs_of(1, 30'000'000)));
+  // Two runs over the cutoff: stopped, though under min_runs.
+  EXPECT_FALSE(wants_another(p, 2, std::int64_t{60'000'000}));
+  EXPECT_TRUE(p.cut_short(runs_of(2, 30'000'000)));
+  // One of two under it: the timing goes on.
+  const std::vector<std::int64_t> delayed_once = {30'000'000, 15'000'000};
+  EXPECT_TRUE(p.wants_another(delayed_once));
+  EXPECT_FALSE(p.cut_short(delayed_once));
   // Runs the plan would have stopped anyway were not cut short.
-  EXPECT_FALSE(p.cut_short(10, std::int64_t{300'000'000}));
-  EXPECT_FALSE(p.cut_short(4, std::int64_t{100'000'000}));
+  EXPECT_FALSE(p.cut_short(runs_of(10, 30'000'000)));
+  EXPECT_FALSE(p.cut_short(runs_of(4, 25'000'000)));
 }
 
 TEST(RunPlan, ARunPastTenCutoffsIsKilledButNotBeforeTheFloor) {
@@ -91,13 +95,14 @@ TEST(RunPlan, OnlyCandidatesNearTheBestGetAPreciseTime) {
   EXPECT_TRUE(p.wants_another(runs_of(1, 15'000'000)));
   EXPECT_TRUE(p.wants_another(runs_of(2, 15'000'000)));
   EXPECT_FALSE(p.wants_another(runs_of(3, 15'000'000)));
-  EXPECT_FALSE(p.cut_short(3, 45'000'000));
+  EXPECT_FALSE(p.cut_short(runs_of(3, 15'000'000)));
   // The median decides: one slow run among fast ones does not stop the timing.
   EXPECT_TRUE(p.wants_another(std::vector<std::int64_t>{10'000'000, 30'000'000, 10'000'000}));
   EXPECT_FALSE(p.wants_another(std::vector<std::int64_t>{13'000'000, 9'000'000, 13'000'000}));
-  // Over twice the threshold (24 ms) from the first run: one run.
-  EXPECT_FALSE(p.wants_another(runs_of(1, 30'000'000)));
-  EXPECT_FALSE(p.cut_short(1, 30'000'000));
+  // Over twice the threshold (24 ms) from the first two runs: two runs.
+  EXPECT_TRUE(p.wants_another(runs_of(1, 30'000'000)));
+  EXPECT_FALSE(p.wants_another(runs_of(2, 30'000'000)));
+  EXPECT_FALSE(p.cut_short(runs_of(2, 30'000'000)));
   EXPECT_TRUE(p.wants_another(std::vector<std::int64_t>{30'000'000, 11'000'000}));
   // Off: the whole plan.
   p.precise_within = 0;
