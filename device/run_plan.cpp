@@ -21,10 +21,7 @@ bool RunPlan::far_from_best(std::span<const std::int64_t> run_ns) const {
   if (!best || precise_within <= 0 || run_ns.empty()) return false;
   const double precise = precise_within * static_cast<double>(best->count());
   // Far off from kDecisive runs: all of them over twice the threshold.
-  if (static_cast<int>(run_ns.size()) >= kDecisive &&
-      static_cast<double>(*std::min_element(run_ns.begin(), run_ns.end())) > 2 * precise) {
-    return true;
-  }
+  if (all_over(run_ns, 2 * precise)) return true;
   if (static_cast<int>(run_ns.size()) < min_runs) return false;
   return summarize_runs({run_ns.begin(), run_ns.end()}).median_ns > precise;
 }

@@ -44,9 +44,9 @@ struct RunPlan {
   /// waiting longer than a restart of what the kill takes down costs more than the restart.
   int cutoffs_to_kill = 10;
   std::chrono::nanoseconds kill_floor = std::chrono::milliseconds(100);
-  /// The runs that stop the timing early: one run decides nothing. On a CPU whose other threads
-  /// (a search's own, other processes) take a core while a candidate runs, an OpenMP thread of
-  /// the candidate can wait a scheduler tick or two: 10% of the 4,800 candidates of sixteen
+  /// The runs that stop the timing early: one run decides nothing. On a CPU, two OpenMP threads
+  /// of a candidate could share a core while the other was busy, each parallel region then
+  /// waiting a scheduler slice: 10% of the 4,800 candidates of sixteen
   /// searches of matmul 256x256x32 were timed at 3.5-3.8 or 7.5-7.8 ms on their one run, and
   /// 87 of the 422 whose code another candidate had too ran over 3 times slower than their twin
   /// (7.6 ms against 18.7 us), teaching the search that the fastest family was among the slowest.
@@ -80,8 +80,12 @@ struct RunPlan {
   }
   /// Whether timed runs of these durations, at least kDecisive, are all over the cutoff.
   bool over_cutoff(std::span<const std::int64_t> run_ns) const {
-    return cutoff && static_cast<int>(run_ns.size()) >= kDecisive &&
-           *std::min_element(run_ns.begin(), run_ns.end()) > cutoff->count();
+    return cutoff && all_over(run_ns, static_cast<double>(cutoff->count()));
+  }
+  /// Whether there are at least kDecisive timed runs of these durations, all over `limit_ns`.
+  static bool all_over(std::span<const std::int64_t> run_ns, double limit_ns) {
+    return static_cast<int>(run_ns.size()) >= kDecisive &&
+           static_cast<double>(*std::min_element(run_ns.begin(), run_ns.end())) > limit_ns;
   }
   /// Whether timed runs of these durations show a candidate too far from the best time for a
   /// precise time to matter (`best`, `precise_within`).
