@@ -28,7 +28,7 @@ class AdditiveModel {
   /// samples hold at most `every_sample` moves; beyond, once the samples added since the last
   /// fit hold a hundredth of all moves, so that fitting costs about a hundred times the
   /// samples' moves in all, where a fit per sample cost the square of their number (a GPU
-  /// search's 8,000 samples of 2,200 moves: 90 s of sweeps).
+  /// search's 8,000 samples of 2,200 moves: 117 s of sweeps, bench_search).
   void add(std::span<const std::uint64_t> moves, double time_ns);
   /// The predicted log time of a candidate holding `moves` (moves never measured weigh 0).
   double predict(std::span<const std::uint64_t> moves) const;
