@@ -82,11 +82,6 @@ struct RunPlan {
   bool over_cutoff(std::span<const std::int64_t> run_ns) const {
     return cutoff && all_over(run_ns, static_cast<double>(cutoff->count()));
   }
-  /// Whether there are at least kDecisive timed runs of these durations, all over `limit_ns`.
-  static bool all_over(std::span<const std::int64_t> run_ns, double limit_ns) {
-    return static_cast<int>(run_ns.size()) >= kDecisive &&
-           static_cast<double>(*std::min_element(run_ns.begin(), run_ns.end())) > limit_ns;
-  }
   /// Whether timed runs of these durations show a candidate too far from the best time for a
   /// precise time to matter (`best`, `precise_within`).
   bool far_from_best(std::span<const std::int64_t> run_ns) const;
@@ -109,6 +104,11 @@ struct RunPlan {
   void validate() const;
 
  private:
+  /// Whether there are at least kDecisive timed runs of these durations, all over `limit_ns`.
+  static bool all_over(std::span<const std::int64_t> run_ns, double limit_ns) {
+    return static_cast<int>(run_ns.size()) >= kDecisive &&
+           static_cast<double>(*std::min_element(run_ns.begin(), run_ns.end())) > limit_ns;
+  }
   bool within_plan(int runs, std::int64_t total_ns) const {
     return runs < max_runs && (runs < min_runs || total_ns < budget.count());
   }
