@@ -87,17 +87,13 @@ struct RunPlan {
   bool far_from_best(std::span<const std::int64_t> run_ns) const;
   /// Whether another timed run follows timed runs of these durations.
   bool wants_another(std::span<const std::int64_t> run_ns) const {
-    const auto runs = static_cast<int>(run_ns.size());
-    const std::int64_t total = std::accumulate(run_ns.begin(), run_ns.end(), std::int64_t{0});
-    return within_plan(runs, total) && !over_cutoff(run_ns) && !far_from_best(run_ns);
+    return within_plan(run_ns) && !over_cutoff(run_ns) && !far_from_best(run_ns);
   }
   /// Whether the cutoff stopped the timing after runs of these durations, before the plan would
   /// have (the best time may have stopped them too: far from the best is not cut short by
   /// itself).
   bool cut_short(std::span<const std::int64_t> run_ns) const {
-    return within_plan(static_cast<int>(run_ns.size()),
-                       std::accumulate(run_ns.begin(), run_ns.end(), std::int64_t{0})) &&
-           over_cutoff(run_ns);
+    return within_plan(run_ns) && over_cutoff(run_ns);
   }
 
   /// Checks that the counts make sense (a programming error otherwise).
@@ -109,7 +105,10 @@ struct RunPlan {
     return static_cast<int>(run_ns.size()) >= kDecisive &&
            static_cast<double>(*std::min_element(run_ns.begin(), run_ns.end())) > limit_ns;
   }
-  bool within_plan(int runs, std::int64_t total_ns) const {
+  /// Whether the plan itself (runs and budget) has room for another run after these.
+  bool within_plan(std::span<const std::int64_t> run_ns) const {
+    const auto runs = static_cast<int>(run_ns.size());
+    const std::int64_t total_ns = std::accumulate(run_ns.begin(), run_ns.end(), std::int64_t{0});
     return runs < max_runs && (runs < min_runs || total_ns < budget.count());
   }
 };
