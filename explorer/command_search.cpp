@@ -38,6 +38,7 @@ struct SearchCommandOptions {
   std::string algorithm = "mcts";
   std::string policy = "tag";
   double local = search::MctsOptions{}.local;
+  double wide = search::MctsOptions{}.wide;
   /// Left out: the session's default for the device.
   std::optional<int> screen;
   std::string order;
@@ -80,11 +81,14 @@ std::optional<search::SessionOptions> session_options(const SearchCommandOptions
   options.algorithm = *algorithm;
   options.mcts.policy =
       o.policy == "uct" ? search::MctsOptions::Policy::uct : search::MctsOptions::Policy::tag;
-  if (!(o.local >= 0 && o.local <= 1)) {
-    *error = fmt::format("--local {} is not a share between 0 and 1", o.local);
-    return std::nullopt;
+  for (const auto& [flag, share] : {std::pair{"--local", o.local}, std::pair{"--wide", o.wide}}) {
+    if (!(share >= 0 && share <= 1)) {
+      *error = fmt::format("{} {} is not a share between 0 and 1", flag, share);
+      return std::nullopt;
+    }
   }
   options.mcts.local = o.local;
+  options.mcts.wide = o.wide;
   if (o.screen && *o.screen < 1) {
     *error = "--screen must be at least 1";
     return std::nullopt;
@@ -273,6 +277,10 @@ Command add_search_command(CLI::App& sculpt) {
   app->add_option("--local", o->local,
                   "MCTS: the share of candidates found by changing one to three decisions of one "
                   "of the best measured (0: none)")
+      ->capture_default_str();
+  app->add_option("--wide", o->wide,
+                  "MCTS, with screening: the share of candidates the model picks among rollouts "
+                  "from the root (0: none)")
       ->capture_default_str();
   app->add_option("--screen", o->screen,
                   fmt::format("MCTS: each rollout is the fastest of this many by the model it "

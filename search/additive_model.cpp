@@ -4,11 +4,11 @@
 
 namespace sculpt::search {
 
-void AdditiveModel::add(std::span<const std::uint64_t> moves, double time_ns) {
+void AdditiveModel::add(std::span<const std::uint64_t> features, double time_ns) {
   const auto sample = static_cast<std::uint32_t>(residual_.size());
   double predicted = mean_;
-  for (std::uint64_t move : moves) {
-    const auto [it, added] = index_.try_emplace(move, static_cast<std::uint32_t>(weight_.size()));
+  for (std::uint64_t key : features) {
+    const auto [it, added] = index_.try_emplace(key, static_cast<std::uint32_t>(weight_.size()));
     if (added) {
       weight_.push_back(0);
       holders_.emplace_back();
@@ -17,18 +17,18 @@ void AdditiveModel::add(std::span<const std::uint64_t> moves, double time_ns) {
     predicted += weight_[it->second];
   }
   residual_.push_back(std::log(time_ns) - predicted);
-  moves_ += moves.size();
-  unfitted_ += moves.size();
-  if (moves_ <= every_sample_ || unfitted_ * kGrowth >= moves_) {
+  features_ += features.size();
+  unfitted_ += features.size();
+  if (features_ <= every_sample_ || unfitted_ * kGrowth >= features_) {
     fit(kSweeps);
     unfitted_ = 0;
   }
 }
 
-double AdditiveModel::predict(std::span<const std::uint64_t> moves) const {
+double AdditiveModel::predict(std::span<const std::uint64_t> features) const {
   double predicted = mean_;
-  for (std::uint64_t move : moves) {
-    if (const auto it = index_.find(move); it != index_.end()) predicted += weight_[it->second];
+  for (std::uint64_t key : features) {
+    if (const auto it = index_.find(key); it != index_.end()) predicted += weight_[it->second];
   }
   return predicted;
 }

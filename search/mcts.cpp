@@ -7,9 +7,12 @@
 #include <shared_mutex>
 #include <unordered_map>
 
+#include "codegen/lower.h"
 #include "search/additive_model.h"
+#include "search/code_features.h"
 #include "search/descent.h"
 #include "support/check.h"
+#include "support/hash.h"
 
 namespace sculpt::search {
 
@@ -19,14 +22,6 @@ using spacegen::InstanceRef;
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-
-std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  return x ^ (x >> 33);
-}
 
 /// Of several walks, the one of least score (a walk that found no candidate scores infinity; of
 /// those, the last is kept, to say why none found one); the others count as set aside, with
@@ -56,9 +51,9 @@ class LeastWalk {
 
 /// A move: a choice instance and one of its values.
 std::uint64_t move_key(const InstanceRef& instance, std::uint32_t value) {
-  std::uint64_t h = mix(instance.choice + 1);
-  for (spacegen::ObjectId o : instance.objects) h = mix(h ^ (o + 0x9e3779b97f4a7c15ULL));
-  return mix(h ^ value);
+  std::uint64_t h = support::mix64(instance.choice + 1);
+  for (spacegen::ObjectId o : instance.objects) h = support::mix64(h ^ (o + 0x9e3779b97f4a7c15ULL));
+  return support::mix64(h ^ value);
 }
 
 /// The moves of a fully specified candidate: every decided instance with its value.
@@ -70,6 +65,12 @@ std::vector<std::uint64_t> moves_of(const CandidateBase& candidate) {
     if (value.size() == 1) moves.push_back(move_key(instance, value[0]));
   }
   return moves;
+}
+
+/// The learnt model's features of a fully specified candidate: the code it becomes.
+std::vector<std::uint64_t> features_of(const CandidateBase& candidate) {
+  const auto& c = static_cast<const gpu_space::Candidate&>(candidate);
+  return code_features(codegen::lower(c), c.backbone().kernel());
 }
 
 /// Increasing times, at most `k`: inserts `t` and drops the largest beyond k.
@@ -106,7 +107,9 @@ class Mcts::Moves final : public ValuePreference {
     return std::pow(share / base, exponent_);
   }
 
-  void record(const std::vector<std::uint64_t>& moves, double time_ns) {
+  /// A measured candidate: its moves and, when learning, its features (features_of).
+  void record(const std::vector<std::uint64_t>& moves, const std::vector<std::uint64_t>& features,
+              double time_ns) {
     std::unique_lock lock(mutex_);
     ++measured_;
     keep_best(best_, time_ns, topk_);
@@ -115,7 +118,7 @@ class Mcts::Moves final : public ValuePreference {
       ++s.held;
       keep_best(s.best, time_ns, topk_);
     }
-    if (learn_) model_.add(moves, time_ns);
+    if (learn_) model_.add(features, time_ns);
   }
 
   /// A candidate evaluated (its hash) and its time, if it checked ok: the session never
@@ -133,11 +136,12 @@ class Mcts::Moves final : public ValuePreference {
     return true;
   }
 
-  /// The learnt model's log time for a candidate holding `moves`.
-  double predict(const std::vector<std::uint64_t>& moves) const {
+  bool learns() const { return learn_; }
+  /// The learnt model's log time for a candidate of `features`.
+  double predict(const std::vector<std::uint64_t>& features) const {
     std::shared_lock lock(mutex_);
     SCULPT_CHECK(learn_) << "a model asked that was not learnt";
-    return model_.predict(moves);
+    return model_.predict(features);
   }
   std::size_t measured() const {
     std::shared_lock lock(mutex_);
@@ -160,11 +164,13 @@ class Mcts::Moves final : public ValuePreference {
   AdditiveModel model_;
 };
 
-/// What a descent leaves in its proposal: the edges it passed, its candidate and its moves.
+/// What a descent leaves in its proposal: the edges it passed, its candidate, its moves and, when
+/// the search learns a model, its features.
 struct Mcts::Memo {
   Path path;
   std::shared_ptr<const CandidateBase> candidate;
   std::vector<std::uint64_t> moves;
+  std::vector<std::uint64_t> features;
 };
 
 struct Mcts::Screened {
@@ -320,6 +326,7 @@ Mcts::Edge* Mcts::pick(Node& node, SearchThread& thread) {
 Proposal Mcts::propose(SearchThread& thread) {
   if (std::optional<Proposal> o = opening(thread)) return std::move(*o);
   if (std::optional<Proposal> n = neighbour(thread)) return std::move(*n);
+  if (std::optional<Proposal> w = wide(thread)) return std::move(*w);
   Proposal p;
   std::unique_lock lock(mutex_);
   for (;;) {
@@ -338,10 +345,7 @@ Proposal Mcts::propose(SearchThread& thread) {
           p.candidate = std::move(node->candidate);
           p.bound_ns = node->bound_ns;
           node->dead = true;
-          memo->moves = moves_of(*p.candidate);
-          memo->candidate = p.candidate->clone();
-          p.memo = memo;
-          return p;
+          return noted(std::move(p), std::move(memo));
         }
       }
       if (node->state == Node::State::expanding) {
@@ -391,7 +395,7 @@ void Mcts::observe(const Proposal& proposal, std::optional<double> time_ns) {
 
 void Mcts::learn(const Memo& memo, std::optional<double> time_ns) {
   if (memo.candidate) moves_->evaluated(memo.candidate->hash(), time_ns);
-  if (time_ns) moves_->record(memo.moves, *time_ns);
+  if (time_ns) moves_->record(memo.moves, memo.features, *time_ns);
   std::lock_guard lock(mutex_);
   record(memo.path, time_ns);
   if (time_ns && memo.candidate) remember(memo.candidate, *time_ns);
@@ -417,7 +421,7 @@ std::optional<Proposal> Mcts::opening(SearchThread& thread) {
   const double bound_ns = thread.bound(*root_candidate_);
   LeastWalk lowest;
   for (int i = 0; i < *options_.opening; ++i) {
-    Proposal p = roll_out(thread, root_candidate_->clone(), bound_ns).proposal;
+    Proposal p = roll_out(thread, root_candidate_->clone(), bound_ns, 0).proposal;
     const double bound = p.candidate ? p.bound_ns : kInfinity;
     lowest.offer(std::move(p), bound);
   }
@@ -488,9 +492,23 @@ std::optional<Proposal> Mcts::neighbour(SearchThread& thread) {
   return roll_out(thread, std::move(start), bound_ns, std::make_shared<Memo>());
 }
 
+std::optional<Proposal> Mcts::wide(SearchThread& thread) {
+  {
+    std::lock_guard lock(mutex_);
+    if (options_.wide <= 0 || !moves_->learns() ||
+        measured_ < static_cast<std::size_t>(options_.screen_after))
+      return {};
+    if (std::uniform_real_distribution<double>(0, 1)(thread.rng()) >= options_.wide) return {};
+  }
+  thread.pause_while_measuring();
+  const double bound_ns = thread.bound(*root_candidate_);
+  return roll_out(thread, root_candidate_->clone(), bound_ns, std::make_shared<Memo>(),
+                  options_.wide_screen);
+}
+
 Proposal Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBase> start, double bound_ns,
-                        std::shared_ptr<Memo> memo) {
-  Screened screened = roll_out(thread, std::move(start), bound_ns);
+                        std::shared_ptr<Memo> memo, int draws) {
+  Screened screened = roll_out(thread, std::move(start), bound_ns, draws);
   if (screened.again) {
     screened.again->path = memo->path;
     learn(*screened.again, screened.again_ns);
@@ -499,11 +517,13 @@ Proposal Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBase> sta
 }
 
 Mcts::Screened Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBase> start,
-                              double bound_ns) {
+                              double bound_ns, int draws) {
   const ValuePreference* preference = options_.mast > 0 ? moves_.get() : nullptr;
-  const int draws = moves_->measured() >= static_cast<std::size_t>(options_.screen_after)
-                        ? options_.screened()
-                        : 1;
+  if (draws == 0) {
+    draws = moves_->measured() >= static_cast<std::size_t>(options_.screen_after)
+                ? options_.screened()
+                : 1;
+  }
   // A candidate evaluated before ranks after every new one: the session would not measure it
   // again, only tell its time again, and the model, which learnt that time, predicts the best
   // of them fastest (a stand-in search of matmul 1024^3 found 26 candidates again per
@@ -521,15 +541,15 @@ Mcts::Screened Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBas
     if (!p.candidate) {
       score = kInfinity;
     } else if (draws > 1) {
-      std::vector<std::uint64_t> moves = moves_of(*p.candidate);
-      score = moves_->predict(moves);
+      std::vector<std::uint64_t> features = features_of(*p.candidate);
+      score = moves_->predict(features);
       std::optional<double> time_ns;
       const bool again = moves_->was_evaluated(p.candidate->hash(), &time_ns);
       if (score < favourite) {
         favourite = score;
         out.again.reset();
         if (again) {
-          out.again = Memo{{}, p.candidate->clone(), std::move(moves)};
+          out.again = Memo{{}, p.candidate->clone(), moves_of(*p.candidate), std::move(features)};
           out.again_ns = time_ns;
         }
       }
@@ -544,9 +564,10 @@ Mcts::Screened Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBas
   return out;
 }
 
-Proposal Mcts::noted(Proposal p, std::shared_ptr<Memo> memo) {
+Proposal Mcts::noted(Proposal p, std::shared_ptr<Memo> memo) const {
   if (p.candidate) {
     memo->moves = moves_of(*p.candidate);
+    if (moves_->learns()) memo->features = features_of(*p.candidate);
     memo->candidate = p.candidate->clone();
   }
   p.memo = std::move(memo);
@@ -556,7 +577,11 @@ Proposal Mcts::noted(Proposal p, std::shared_ptr<Memo> memo) {
 void Mcts::recall(SearchThread& thread, const CandidateBase& candidate,
                   std::optional<double> time_ns) {
   moves_->evaluated(candidate.hash(), time_ns);
-  if (time_ns) moves_->record(moves_of(candidate), *time_ns);
+  if (time_ns) {
+    moves_->record(moves_of(candidate),
+                   moves_->learns() ? features_of(candidate) : std::vector<std::uint64_t>{},
+                   *time_ns);
+  }
   std::unique_lock lock(mutex_);
   if (time_ns) remember(candidate.clone(), *time_ns);
   Path path;

@@ -34,11 +34,21 @@
 //
 // Screening: once `screen_after` candidates are measured, a rollout is the one of `screen`
 // rollouts from the same start that a model learnt from every measured time predicts fastest
-// (additive_model.h: log time as a sum of one weight per move), of those not evaluated before
-// when any is (the search hears the time of a favourite evaluated before again). The move
-// statistics weigh one decision at a time by the best few times; the model compares whole
-// candidates by all of them, which the bound cannot do where it ties (on the CPU, most of matmul's
-// space sits at the fp32 floor).
+// (additive_model.h: log time as a sum of one weight per feature of the code the candidate
+// becomes, code_features.h), of those not evaluated before when any is (the search hears the
+// time of a favourite evaluated before again). The move statistics weigh one decision at a time
+// by the best few times; the model compares whole candidates by all of them, which the bound
+// cannot do where it ties (on the CPU, most of matmul's space sits at the fp32 floor).
+//
+// Wide screening: a rollout from a tree node keeps the decisions above it, the first ones of the
+// order, which make a candidate's family (on the CPU, its dimension mappings and memory spaces);
+// the tree learns them from the times of the families it has measured only (six of sixteen
+// searches of matmul 256x256x32 on the CPU never came within 10% of its best time by their
+// 150th evaluation). Once screening has started, a share `wide` of the proposals are the one of
+// `wide_screen` rollouts from the root that the model predicts fastest: the model reads the
+// code, not the decisions, so it judges a family never measured by the loops that made others
+// fast (with both, 12 and 14 of those sixteen came within 10% in two scans; with the code's
+// features alone 9, with wide screening by a model of moves 10).
 //
 // Neighbours of the best: once `local_after` candidates are measured, a share `local` of the
 // proposals start from one of the `topk` best candidates measured instead of the tree: its
@@ -88,6 +98,10 @@ struct MctsOptions {
   std::optional<int> screen;
   static constexpr int kScreen = 8;
   int screen_after = 20;
+  /// Once screening has started, the share of proposals screened from the root: the one of
+  /// `wide_screen` rollouts from the root that the learnt model predicts fastest; 0: none.
+  double wide = 0.25;
+  int wide_screen = 32;
   /// The rollouts a screening compares (1 while `screen` is unset); above 1, the search learns
   /// the model.
   int screened() const { return screen.value_or(1); }
@@ -127,19 +141,24 @@ class Mcts final : public Algorithm {
   /// The opening's proposal (see above); nothing once a time is known, or when none of its
   /// rollouts found a candidate.
   std::optional<Proposal> opening(SearchThread& thread);
+  /// A proposal of wide screening (see above); nothing before screening starts, or when the
+  /// dice say to descend the tree.
+  std::optional<Proposal> wide(SearchThread& thread);
   /// A rollout from `start` (whose bound is `bound_ns`) to the proposal it finds, with the
-  /// move statistics' preference, `memo` holding its candidate and moves.
+  /// move statistics' preference, screened among `draws` rollouts (0: as screening says),
+  /// `memo` holding its candidate and moves.
   Proposal roll_out(SearchThread& thread, std::unique_ptr<spacegen::CandidateBase> start,
-                    double bound_ns, std::shared_ptr<Memo> memo);
+                    double bound_ns, std::shared_ptr<Memo> memo, int draws = 0);
   /// A rollout's proposal, and the favourite of its screening when that was evaluated before and
   /// a new candidate is proposed instead (`again`, its time `again_ns`).
   struct Screened;
   Screened roll_out(SearchThread& thread, std::unique_ptr<spacegen::CandidateBase> start,
-                    double bound_ns);
+                    double bound_ns, int draws);
   /// What a candidate's time teaches: the move statistics, the model, its tree path, the best.
   void learn(const Memo& memo, std::optional<double> time_ns);
-  /// `p` with `memo` holding its candidate and moves.
-  static Proposal noted(Proposal p, std::shared_ptr<Memo> memo);
+  /// `p` with `memo` holding its candidate, its moves and, when the search learns a model, its
+  /// features.
+  Proposal noted(Proposal p, std::shared_ptr<Memo> memo) const;
   /// Counts a measured candidate and keeps it among the best when it is (under mutex_).
   void remember(std::shared_ptr<const spacegen::CandidateBase> candidate, double time_ns);
 

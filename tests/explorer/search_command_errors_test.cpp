@@ -57,6 +57,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadSearch{"LocalShareOverOne",
                   {"--kernel", "axpy", "--local", "1.5"},
                   "--local 1.5 is not a share between 0 and 1"},
+        BadSearch{"WideShareOverOne",
+                  {"--kernel", "axpy", "--wide", "2"},
+                  "--wide 2 is not a share between 0 and 1"},
         BadSearch{
             "ScreenOfNone", {"--kernel", "axpy", "--screen", "0"}, "--screen must be at least 1"},
         BadSearch{"UnknownAlgorithm",
