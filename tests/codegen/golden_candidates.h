@@ -2,11 +2,42 @@
 // The hand-fixed candidates whose lowered code tests/codegen/golden/ holds, decided on a
 // backbone the caller builds: lowering_test builds the zoo's, frontend's zoo_test the one a
 // definition gives, and both must lower to the same golden text.
+// Also the paper's outer product and its two nestings (lowering_test's golden files, and
+// search's code_features_test).
+#include "backbone/builder.h"
 #include "backbone/sizes.h"
 #include "gpu_space/space.h"
 #include "search/hand_candidate.h"
 
 namespace sculpt::testing {
+
+/// C[i, j] = A[i] * B[j] (Table 1 of the paper): a load in each of d_i and d_j.
+inline backbone::Kernel outer_product() {
+  using namespace backbone;
+  Builder b("outer_product");
+  Size m = b.size("m", 4), n = b.size("n", 3);
+  Array A = b.array("A", ElemType::kF32, {m}, MemRegion::Kind::kInput);
+  Array B = b.array("B", ElemType::kF32, {n}, MemRegion::Kind::kInput);
+  Array C = b.array("C", ElemType::kF32, {m, n}, MemRegion::Kind::kOutput);
+  Dim I = b.dim("i", m), J = b.dim("j", n);
+  Value a = b.load(A, {I});
+  Value bj = b.load(B, {J});
+  b.store(C, {I, J}, b.mul(a, bj));
+  return std::move(b).finish();
+}
+
+/// The outer product with every loop sequential and fused across nests, d_i outside d_j or
+/// inside it. Nests: load0 (i0), load1 (j1), mul2 (i2, j3), store3 (i4, j5).
+inline void decide_outer_product_nesting(search::HandCandidate& d, bool i_outside) {
+  namespace v = gpu_space::values;
+  for (const char* dim : {"i0", "j1", "i2", "j3", "i4", "j5"}) d.kind(dim, v::dim_kind::LOOP);
+  for (const char* src : {"i0", "j1", "i2", "j3"}) d.mapping(src, v::dim_mapping::MERGED);
+  if (i_outside) {
+    d.order("i0", "j1", v::order::OUTER).order("load0", "j1", v::order::BEFORE);
+  } else {
+    d.order("j1", "i0", v::order::OUTER).order("load1", "i0", v::order::BEFORE);
+  }
+}
 
 /// The sizes of the golden tiled matmul.
 inline backbone::Sizes tiled_matmul_sizes() {

@@ -8,7 +8,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "backbone/builder.h"
 #include "codegen/c_printer.h"
 #include "codegen/lower.h"
 #include "search/hand_candidate.h"
@@ -19,7 +18,6 @@ namespace sculpt::codegen {
 namespace {
 
 using Decide = search::HandCandidate;
-namespace v = gpu_space::values;
 
 void expect_golden(const std::string& name, const std::string& text) {
   const std::string path = std::string(SCULPT_TEST_DATA_DIR) + "/golden/" + name + ".txt";
@@ -34,32 +32,10 @@ void expect_golden(const std::string& name, const std::string& text) {
   EXPECT_EQ(text, expected.str()) << "lowered kernel differs from " << path;
 }
 
-/// C[i, j] = A[i] * B[j] (Table 1 of the paper): a load in each of d_i and d_j.
-backbone::Kernel outer_product() {
-  using namespace backbone;
-  Builder b("outer_product");
-  Size m = b.size("m", 4), n = b.size("n", 3);
-  Array A = b.array("A", ElemType::kF32, {m}, MemRegion::Kind::kInput);
-  Array B = b.array("B", ElemType::kF32, {n}, MemRegion::Kind::kInput);
-  Array C = b.array("C", ElemType::kF32, {m, n}, MemRegion::Kind::kOutput);
-  Dim I = b.dim("i", m), J = b.dim("j", n);
-  Value a = b.load(A, {I});
-  Value bj = b.load(B, {J});
-  b.store(C, {I, J}, b.mul(a, bj));
-  return std::move(b).finish();
-}
-
-/// Every loop sequential and fused across nests; `outer` is d_i or d_j.
+/// The lowered outer product (golden_candidates.h), d_i outside d_j or inside it.
 std::string outer_product_nesting(bool i_outside) {
-  Decide d(outer_product());
-  // Nests: load0 (i0), load1 (j1), mul2 (i2, j3), store3 (i4, j5).
-  for (const char* dim : {"i0", "j1", "i2", "j3", "i4", "j5"}) d.kind(dim, v::dim_kind::LOOP);
-  for (const char* src : {"i0", "j1", "i2", "j3"}) d.mapping(src, v::dim_mapping::MERGED);
-  if (i_outside) {
-    d.order("i0", "j1", v::order::OUTER).order("load0", "j1", v::order::BEFORE);
-  } else {
-    d.order("j1", "i0", v::order::OUTER).order("load1", "i0", v::order::BEFORE);
-  }
+  Decide d(testing::outer_product());
+  testing::decide_outer_product_nesting(d, i_outside);
   return lower(d.complete()).dump();
 }
 

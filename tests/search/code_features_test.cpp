@@ -8,36 +8,18 @@
 #include <iterator>
 #include <vector>
 
-#include "backbone/builder.h"
 #include "codegen/lower.h"
 #include "search/hand_candidate.h"
+#include "tests/codegen/golden_candidates.h"
 
 namespace sculpt::search {
 namespace {
 
-namespace v = gpu_space::values;
-
-/// C[i, j] = A[i] * B[j] (Table 1 of the paper), every loop sequential and fused across nests,
-/// d_i outside d_j or inside it: the features of the code it becomes.
+/// The features of the paper's outer product (C[i, j] = A[i] * B[j]) with every loop
+/// sequential and fused across nests, d_i outside d_j or inside it (golden_candidates.h).
 std::vector<std::uint64_t> outer_product_features(bool i_outside) {
-  using namespace backbone;
-  Builder b("outer_product");
-  Size m = b.size("m", 4), n = b.size("n", 3);
-  Array A = b.array("A", ElemType::kF32, {m}, MemRegion::Kind::kInput);
-  Array B = b.array("B", ElemType::kF32, {n}, MemRegion::Kind::kInput);
-  Array C = b.array("C", ElemType::kF32, {m, n}, MemRegion::Kind::kOutput);
-  Dim I = b.dim("i", m), J = b.dim("j", n);
-  Value a = b.load(A, {I});  // load0 (i0), then load1 (j1), mul2 (i2, j3), store3 (i4, j5)
-  Value bj = b.load(B, {J});
-  b.store(C, {I, J}, b.mul(a, bj));
-  HandCandidate d(std::move(b).finish());
-  for (const char* dim : {"i0", "j1", "i2", "j3", "i4", "j5"}) d.kind(dim, v::dim_kind::LOOP);
-  for (const char* src : {"i0", "j1", "i2", "j3"}) d.mapping(src, v::dim_mapping::MERGED);
-  if (i_outside) {
-    d.order("i0", "j1", v::order::OUTER).order("load0", "j1", v::order::BEFORE);
-  } else {
-    d.order("j1", "i0", v::order::OUTER).order("load1", "i0", v::order::BEFORE);
-  }
+  HandCandidate d(testing::outer_product());
+  testing::decide_outer_product_nesting(d, i_outside);
   const gpu_space::Candidate& candidate = d.complete();
   return code_features(codegen::lower(candidate), candidate.backbone().kernel());
 }
