@@ -137,6 +137,10 @@ class Mcts::Moves final : public ValuePreference {
   }
 
   bool learns() const { return learn_; }
+  /// What the model reads of `candidate` (features_of) when there is a model, nothing otherwise.
+  std::vector<std::uint64_t> features(const CandidateBase& candidate) const {
+    return learn_ ? features_of(candidate) : std::vector<std::uint64_t>{};
+  }
   /// The learnt model's log time for a candidate of `features`.
   double predict(const std::vector<std::uint64_t>& features) const {
     std::shared_lock lock(mutex_);
@@ -541,20 +545,23 @@ Mcts::Screened Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBas
     if (!p.candidate) {
       score = kInfinity;
     } else if (draws > 1) {
-      std::vector<std::uint64_t> features = features_of(*p.candidate);
-      score = moves_->predict(features);
+      // The features go with the draw (its memo), so that noted() need not compute them again.
+      auto drawn = std::make_shared<Memo>();
+      drawn->features = features_of(*p.candidate);
+      score = moves_->predict(drawn->features);
       std::optional<double> time_ns;
       const bool again = moves_->was_evaluated(p.candidate->hash(), &time_ns);
       if (score < favourite) {
         favourite = score;
         out.again.reset();
         if (again) {
-          out.again = Memo{{}, p.candidate->clone(), moves_of(*p.candidate), std::move(features)};
+          out.again = Memo{{}, p.candidate->clone(), moves_of(*p.candidate), drawn->features};
           out.again_ns = time_ns;
         }
       }
       if (again) score += kEvaluatedBefore;
       found_new = found_new || !again;
+      p.memo = std::move(drawn);
     }
     fastest.offer(std::move(p), score);
   }
@@ -567,7 +574,9 @@ Mcts::Screened Mcts::roll_out(SearchThread& thread, std::unique_ptr<CandidateBas
 Proposal Mcts::noted(Proposal p, std::shared_ptr<Memo> memo) const {
   if (p.candidate) {
     memo->moves = moves_of(*p.candidate);
-    if (moves_->learns()) memo->features = features_of(*p.candidate);
+    // A screened rollout brings the features its screening computed.
+    const auto drawn = std::static_pointer_cast<Memo>(p.memo);
+    memo->features = drawn ? std::move(drawn->features) : moves_->features(*p.candidate);
     memo->candidate = p.candidate->clone();
   }
   p.memo = std::move(memo);
@@ -578,9 +587,7 @@ void Mcts::recall(SearchThread& thread, const CandidateBase& candidate,
                   std::optional<double> time_ns) {
   moves_->evaluated(candidate.hash(), time_ns);
   if (time_ns) {
-    moves_->record(moves_of(candidate),
-                   moves_->learns() ? features_of(candidate) : std::vector<std::uint64_t>{},
-                   *time_ns);
+    moves_->record(moves_of(candidate), moves_->features(candidate), *time_ns);
   }
   std::unique_lock lock(mutex_);
   if (time_ns) remember(candidate.clone(), *time_ns);

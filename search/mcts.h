@@ -157,7 +157,7 @@ class Mcts final : public Algorithm {
   /// What a candidate's time teaches: the move statistics, the model, its tree path, the best.
   void learn(const Memo& memo, std::optional<double> time_ns);
   /// `p` with `memo` holding its candidate, its moves and, when the search learns a model, its
-  /// features.
+  /// features (those its screening computed, carried in `p.memo`, when it was screened).
   Proposal noted(Proposal p, std::shared_ptr<Memo> memo) const;
   /// Counts a measured candidate and keeps it among the best when it is (under mutex_).
   void remember(std::shared_ptr<const spacegen::CandidateBase> candidate, double time_ns);
