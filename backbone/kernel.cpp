@@ -489,4 +489,20 @@ std::string Kernel::to_string() const {
   return out.str();
 }
 
+std::string too_large_to_search(const Kernel& kernel) {
+  if (kernel.dim_capacity() > kMaxDimensions) {
+    return "its " + std::to_string(kernel.dim_capacity()) +
+           " loop dimensions (a copy of each index for each instruction, their tiles, and those "
+           "of the temporaries it may use) are more than the " +
+           std::to_string(kMaxDimensions) + " a search takes";
+  }
+  if (kernel.inst_capacity() > kMaxInstructions) {
+    return "its " + std::to_string(kernel.inst_capacity()) +
+           " instructions (with the loads and stores of the temporaries it may use) are more "
+           "than the " +
+           std::to_string(kMaxInstructions) + " a search takes";
+  }
+  return {};
+}
+
 }  // namespace sculpt::backbone

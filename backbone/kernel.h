@@ -422,4 +422,14 @@ class Kernel {
   std::vector<bool> lowered_;
 };
 
+/// The largest kernel a search takes, counting the objects its lowerings may add: the time a
+/// space takes to propagate a decision grows faster than the square of its dimensions (a
+/// rollout of a 40-instruction sum, 237 dimensions, takes about 0.4 s on one core).
+inline constexpr std::uint32_t kMaxDimensions = 256;
+inline constexpr std::uint32_t kMaxInstructions = 128;
+
+/// What makes `kernel` too large to search, naming the limit ("its 285 loop dimensions (...)
+/// are more than the 256 ..."), or empty.
+std::string too_large_to_search(const Kernel& kernel);
+
 }  // namespace sculpt::backbone

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "codegen/identifiers.h"
 #include "support/check.h"
 
 namespace sculpt::codegen {
@@ -18,11 +19,15 @@ std::string c_type(backbone::ElemType type) {
   return "?";
 }
 
-std::string CLikePrinter::index(int dim) const {
-  const LoopDim& d = k_.dims[dim];
-  if (d.kind == LoopKind::kThread) return std::string("t") + "xyz"[d.level];
-  return (d.kind == LoopKind::kBlock ? "b_" : "i_") + d.name;
+CLikePrinter::CLikePrinter(const LoweredKernel& k, std::string entry)
+    : k_(k), entry_(std::move(entry)), param_names_(parameter_identifiers(k, entry_)) {}
+
+const std::string& CLikePrinter::memory_name(int memory) const {
+  const Memory& mem = k_.memories[memory];
+  return mem.kind == Memory::Kind::kParam ? param_names_[mem.param] : mem.name;
 }
+
+std::string CLikePrinter::index(int dim) const { return loop_index_name(k_.dims[dim]); }
 
 std::string CLikePrinter::expr(const IndexExpr& e) const {
   std::string s = std::to_string(e.constant);
@@ -37,7 +42,7 @@ std::string CLikePrinter::operand(const Operand& op, backbone::ElemType type) co
     case Operand::Kind::kConstant:
       return fmt::format("({}){:.17g}", c_type(type), op.constant);
     case Operand::Kind::kParam:
-      return k_.params[op.param].name;
+      return param_name(op.param);
     case Operand::Kind::kIndex:
       return fmt::format("({})({})", c_type(type), expr(op.index));
   }
@@ -89,7 +94,7 @@ std::string CLikePrinter::value(const Instruction& inst) const {
     case Op::kSelect:
       return fmt::format("{} != 0 ? {} : {}", a[0], a[1], a[2]);
     case Op::kLoad:
-      return fmt::format("{}[{}]", k_.memories[inst.access->memory].name, expr(inst.access->index));
+      return fmt::format("{}[{}]", memory_name(inst.access->memory), expr(inst.access->index));
     case Op::kStore:
       break;
   }
@@ -106,7 +111,7 @@ void CLikePrinter::instruction(const Instruction& inst) {
   }
   std::string statement;
   if (inst.op == backbone::Operator::kStore) {
-    statement = fmt::format("{}[{}] = {};", k_.memories[inst.access->memory].name,
+    statement = fmt::format("{}[{}] = {};", memory_name(inst.access->memory),
                             expr(inst.access->index), operand(inst.operands[0], inst.type));
   } else {
     statement = reg(*inst.dest) + " = " + value(inst) + ";";

@@ -41,7 +41,7 @@ enum class Place {
 class CPrinter : public CLikePrinter {
  public:
   CPrinter(const LoweredKernel& k, std::string entry, const COptions& options)
-      : CLikePrinter(k), entry_(std::move(entry)), options_(options) {}
+      : CLikePrinter(k, std::move(entry)), options_(options) {}
 
   std::string run() {
     int phases = 0;
@@ -211,10 +211,10 @@ class CPrinter : public CLikePrinter {
       const Param& p = k_.params[i];
       const std::string type = c_type(p.type);
       if (!p.is_array) {
-        out.push_back(fmt::format("const {} {}", type, p.name));
+        out.push_back(fmt::format("const {} {}", type, param_name(i)));
       } else {
         out.push_back(fmt::format("{}{}* restrict const {}", written_param_[i] ? "" : "const ",
-                                  type, p.name));
+                                  type, param_name(i)));
       }
     }
     return out;
@@ -269,11 +269,11 @@ class CPrinter : public CLikePrinter {
         w_.line(fmt::format("// params[{}]: {} ({}{}), unused", i, p.name, type, value));
         continue;
       }
-      args.push_back(p.name);
+      args.push_back(param_name(i));
       if (p.is_array) {
-        w_.line(fmt::format("{0}* const {1} = *({0}* const*)params[{2}];", type, p.name, i));
+        w_.line(fmt::format("{0}* const {1} = *({0}* const*)params[{2}];", type, param_name(i), i));
       } else {
-        w_.line(fmt::format("const {0} {1} = *(const {0}*)params[{2}];", type, p.name, i));
+        w_.line(fmt::format("const {0} {1} = *(const {0}*)params[{2}];", type, param_name(i), i));
       }
     }
     const std::string call = fmt::format("{}({});", block_name(), fmt::join(args, ", "));
@@ -483,7 +483,6 @@ class CPrinter : public CLikePrinter {
     std::int64_t elements;
   };
 
-  std::string entry_;
   COptions options_;
   std::vector<Place> place_;                       // by register array
   std::vector<std::vector<int>> phase_registers_;  // by phase: its own register arrays

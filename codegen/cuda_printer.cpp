@@ -9,8 +9,7 @@ namespace {
 
 class CudaPrinter : public CLikePrinter {
  public:
-  CudaPrinter(const LoweredKernel& k, std::string entry)
-      : CLikePrinter(k), entry_(std::move(entry)) {}
+  CudaPrinter(const LoweredKernel& k, std::string entry) : CLikePrinter(k, std::move(entry)) {}
 
   std::string run() {
     w_.line(
@@ -26,10 +25,11 @@ class CudaPrinter : public CLikePrinter {
                           mem.elements));
     }
     std::string params;
-    for (const Param& p : k_.params) {
+    for (std::size_t i = 0; i < k_.params.size(); ++i) {
+      const Param& p = k_.params[i];
       params += (params.empty() ? "" : ", ") +
-                (p.is_array ? fmt::format("{}* __restrict__ {}", c_type(p.type), p.name)
-                            : fmt::format("const {} {}", c_type(p.type), p.name));
+                (p.is_array ? fmt::format("{}* __restrict__ {}", c_type(p.type), param_name(i))
+                            : fmt::format("const {} {}", c_type(p.type), param_name(i)));
     }
     w_.open(fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({})",
                         k_.num_threads(), entry_, params));
@@ -81,8 +81,6 @@ class CudaPrinter : public CLikePrinter {
       }
     }
   }
-
-  std::string entry_;
 };
 
 }  // namespace

@@ -29,6 +29,10 @@ struct Command {
 /// 2^64 - 1, and makes a value past the range the largest one.
 CLI::Validator decimal_int64();
 CLI::Validator decimal_uint64();
+CLI::Validator decimal_int();
+/// The check of a real option: decimal ("4", "0.25", "1e3"), not hexadecimal, "inf" or "nan",
+/// which CLI11 alone reads.
+CLI::Validator decimal_number();
 
 /// The check of an option whose empty value (an unset shell variable) would otherwise mean its
 /// default: `when_left_out` says what leaving the option out means.

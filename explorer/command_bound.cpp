@@ -69,6 +69,9 @@ int bound_of_space(const BoundOptions& o) {
 int bound_of_logged(const BoundOptions& o) {
   try {
     const search::LoggedSearch logged = search::LoggedSearch::open(o.log, o.description);
+    if (const std::string warning = logged.truncation_warning(); !warning.empty()) {
+      std::fprintf(stderr, "sculpt bound: warning: %s\n", warning.c_str());
+    }
     const std::vector<LogEvaluation>& all = logged.log().evaluations;
     if (all.empty()) return fail(fmt::format("{} has no candidate", logged.path().string()));
     const std::vector<const LogEvaluation*> best = logged.fastest(1);

@@ -160,8 +160,8 @@ int run_characterize(const CharacterizeOptions& o) {
     if (!std::filesystem::is_directory(folder)) {
       return fail(fmt::format("cannot write {}: no folder {}", o.out, folder.string()));
     }
-    if (std::filesystem::is_directory(out)) {
-      return fail(fmt::format("cannot write {}: it is a folder", o.out));
+    if (const std::string why = support::not_replaceable(out); !why.empty()) {
+      return fail(fmt::format("cannot write {}: {}", o.out, why));
     }
   }
   return o.device == "cuda" ? characterize_cuda(o) : characterize_cpu(o);

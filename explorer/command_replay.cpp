@@ -100,11 +100,8 @@ int run_replay(const ReplayOptions& o) {
     return fail(e.what());
   }
   // A search killed while writing a line: the log is left as it is, for --resume to mend.
-  if (const std::optional<std::size_t> line = logged->truncated_line()) {
-    return fail(fmt::format(
-        "{}:{}: truncated last line (a search stopped while writing it); `sculpt search "
-        "--resume` removes it",
-        logged->path().string(), *line));
+  if (const std::string warning = logged->truncation_warning(); !warning.empty()) {
+    std::fprintf(stderr, "sculpt replay: warning: %s\n", warning.c_str());
   }
 
   std::vector<const search::LogEvaluation*> chosen;

@@ -26,6 +26,9 @@ struct ReportCommandOptions {
 int run_report(const ReportCommandOptions& o) {
   try {
     const search::LoggedSearch search = search::LoggedSearch::open(o.log, o.description);
+    if (const std::string warning = search.truncation_warning(); !warning.empty()) {
+      std::fprintf(stderr, "sculpt report: warning: %s\n", warning.c_str());
+    }
     const std::filesystem::path out =
         o.out.empty() ? search.path().parent_path() / "report.html" : std::filesystem::path(o.out);
     report::write_report(search, out, {.top = static_cast<std::size_t>(o.top)});

@@ -102,8 +102,8 @@ std::optional<search::SessionOptions> session_options(const SearchCommandOptions
   options.evals = o.evals    ? *o.evals
                   : o.budget ? std::numeric_limits<std::int64_t>::max()
                              : kDefaultEvals;
-  if (o.threads < 1) {
-    *error = "--threads must be at least 1";
+  if (o.threads < 1 || o.threads > search::SessionOptions::kMaxThreads) {
+    *error = fmt::format("--threads must be between 1 and {}", search::SessionOptions::kMaxThreads);
     return std::nullopt;
   }
   options.threads = o.threads;
@@ -117,6 +117,10 @@ std::optional<search::SessionOptions> session_options(const SearchCommandOptions
     if (!budget) {
       *error = "malformed --budget '" + *o.budget +
                "' (expected numbers with s, m or h: 90s, 10m, 1h30m)";
+      return std::nullopt;
+    }
+    if (*budget <= 0) {
+      *error = "--budget must be positive, not '" + *o.budget + "'";
       return std::nullopt;
     }
     options.budget = std::chrono::duration<double>(*budget);
@@ -174,6 +178,11 @@ int search_and_report(const SearchCommandOptions& o, SearchRequest request) {
     SearchProgress progress(options.evals, run.logged(), options.budget);
     outcome = run.run([&](const SearchProgressState& state) { progress.update(state); });
   } catch (const SearchError& e) {
+    if (e.exit_code() == kExitInterrupted) {
+      std::fprintf(stderr, "sculpt search: interrupted by %s %s; nothing was evaluated\n",
+                   device::describe_signal(stop.signal()).c_str(), e.what());
+      return kExitInterrupted + stop.signal();
+    }
     std::fprintf(stderr, "sculpt search: %s\n", e.what());
     return e.exit_code();
   }
@@ -277,21 +286,28 @@ Command add_search_command(CLI::App& sculpt) {
   app->add_option("--local", o->local,
                   "MCTS: the share of candidates found by changing one to three decisions of one "
                   "of the best measured (0: none)")
+      ->check(decimal_number())
       ->capture_default_str();
   app->add_option("--wide", o->wide,
                   "MCTS, with screening: the share of candidates the model picks among rollouts "
                   "from the root (0: none)")
+      ->check(decimal_number())
       ->capture_default_str();
   app->add_option("--screen", o->screen,
                   fmt::format("MCTS: each rollout is the fastest of this many by the model it "
                               "learns from the times measured (1: none; default {} on the CPU, "
                               "1 on a GPU)",
-                              search::MctsOptions::kScreen));
+                              search::MctsOptions::kScreen))
+      ->transform(decimal_int());
   app->add_option("--order", o->order,
                   fmt::format("Choices decided first, in order, separated by commas (default on "
                               "a GPU: {}; on the CPU: {})",
                               search::DecisionOrder::kDefault, search::DecisionOrder::kDefaultCpu));
-  app->add_option("--threads", o->threads, "Searching threads")->capture_default_str();
+  app->add_option(
+         "--threads", o->threads,
+         fmt::format("Searching threads (at most {})", search::SessionOptions::kMaxThreads))
+      ->transform(decimal_int())
+      ->capture_default_str();
   app->add_option("--evals", o->evals,
                   fmt::format("Candidates to evaluate, in total when resuming (default: {}, or "
                               "as many as --budget allows)",
@@ -304,6 +320,7 @@ Command add_search_command(CLI::App& sculpt) {
   app->add_option("--cutoff", o->cutoff,
                   "Stop timing a candidate once its runs average over this many times the best "
                   "time so far, and kill a run that lasts 10 times that (0: time each fully)")
+      ->check(decimal_number())
       ->capture_default_str();
   app->add_option("--out", o->out, "Run folder (default runs/KERNEL-SIZE)")
       ->check(not_empty("runs/KERNEL-SIZE"));

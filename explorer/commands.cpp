@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <string_view>
 #include <system_error>
 #include <type_traits>
 
@@ -42,6 +43,30 @@ CLI::Validator decimal_integer() {
       "");
 }
 
+/// Whether `text` is a number as the README writes them: decimal digits with an optional point and
+/// exponent ("4", "0.25", ".5", "1e3"), not "0x10", "inf" or "nan", which strtod also reads.
+bool is_decimal_number(std::string_view text) {
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const std::size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i - start;
+  };
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
+  std::size_t mantissa = digits();
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    mantissa += digits();
+  }
+  if (mantissa == 0) return false;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == text.size();
+}
+
 void say_output_lost(const std::string& who, const std::string& why) {
   std::fprintf(stderr, "%s: cannot write the output: %s\n", who.c_str(), why.c_str());
 }
@@ -49,7 +74,16 @@ void say_output_lost(const std::string& who, const std::string& why) {
 }  // namespace
 
 CLI::Validator decimal_int64() { return decimal_integer<std::int64_t>(); }
+CLI::Validator decimal_int() { return decimal_integer<int>(); }
 CLI::Validator decimal_uint64() { return decimal_integer<std::uint64_t>(); }
+
+CLI::Validator decimal_number() {
+  return CLI::Validator(
+      [](const std::string& text) -> std::string {
+        return is_decimal_number(text) ? "" : "a decimal number (4, 0.25, 1e3), not '" + text + "'";
+      },
+      "");
+}
 
 CLI::Option* add_seed_option(CLI::App& app, std::uint64_t& seed, const std::string& description) {
   return app.add_option("--seed", seed, description)

@@ -101,6 +101,19 @@ struct SearchRun::State {
     for (auto& actions : starts.actions) session_options.starts.push_back(std::move(actions));
   }
 
+  /// Whether a stop was requested (a Ctrl-C) before the session runs, which then sees it itself.
+  bool stop_requested() const {
+    return request.session.stop_requested && request.session.stop_requested();
+  }
+  /// Throws SearchError (kExitInterrupted) when a stop was requested: a step before the session
+  /// (making the device, the space, a resume's recall) ends there rather than let the search
+  /// start.
+  void stop_if_asked() const {
+    if (stop_requested()) {
+      throw SearchError("before the search started", kExitInterrupted);
+    }
+  }
+
   /// The code of a logged candidate, rebuilt from its actions.
   device::KernelCode code_of(const std::vector<spacegen::Action>& actions) const {
     const std::unique_ptr<spacegen::CandidateBase> candidate = root->clone();
@@ -129,6 +142,7 @@ SearchRun::SearchRun(const SearchRequest& request) : s_(std::make_unique<State>(
     s.device_architecture = s.device->architecture();
     s.device_model = s.device->model();
   }
+  s.stop_if_asked();
   if (request.size.empty() && s.device_name == "cpu") {
     // A kernel's default sizes are a GPU's: on the CPU, a search of them would evaluate a few
     // candidates a minute (matmul 1024^3: 4). At most 2^24 points (matmul 256^3) it explores
@@ -139,6 +153,7 @@ SearchRun::SearchRun(const SearchRequest& request) : s_(std::make_unique<State>(
       s.device_architecture, request.description, &error, s.device_model);
   if (!description) throw SearchError(error, kExitUsage);
   s.description = std::move(*description);
+  s.stop_if_asked();
   if (s.device_name == "cuda" && request.description.empty() &&
       s.device_model != s.description.about) {
     spdlog::warn(
@@ -149,6 +164,7 @@ SearchRun::SearchRun(const SearchRequest& request) : s_(std::make_unique<State>(
   }
   s.kernel = std::make_unique<backbone::Kernel>(s.info->build(s.sizes));
   s.root = gpu_space::make_root(*s.kernel, s.description.limits);
+  s.stop_if_asked();
   if (s.root->conflict()) {
     throw SearchError(
         fmt::format("the space of {} is empty: {}", s.info->name, s.root->conflict()->to_string()),
@@ -164,7 +180,10 @@ SearchRun::SearchRun(const SearchRequest& request) : s_(std::make_unique<State>(
     s.evaluator = std::make_unique<search::StandInDevice>(request.stand_in_latency);
   }
   s.session_options = request.session;
-  for (const std::filesystem::path& path : request.start_from) s.add_starts(path);
+  for (const std::filesystem::path& path : request.start_from) {
+    s.add_starts(path);
+    s.stop_if_asked();
+  }
   const std::string sizes = backbone::format_sizes(s.sizes);
   s.what = fmt::format("{} {} on {}", s.info->name, sizes, s.device_name);
   s.dir = request.out.empty() ? std::filesystem::path("runs") / (s.info->name + "-" + sizes)
@@ -212,6 +231,8 @@ void SearchRun::open_folder() {
       // best file mended if a crash left it behind the log.
       s.folder.emplace(search::RunFolder::resume(
           s.dir, identity, [&](const search::LogEvaluation& e, std::size_t) {
+            // A stop refuses the rest of the log; the catch below says why.
+            if (s.stop_requested()) return std::string("interrupted");
             std::string why;
             s.session->recall(e.id, e.actions, e.check == "ok" ? e.time_ns : std::nullopt, &why);
             return why;
@@ -228,6 +249,7 @@ void SearchRun::open_folder() {
       }
     }
   } catch (const std::runtime_error& e) {
+    s.stop_if_asked();
     throw SearchError(e.what(), kExitUsage);
   }
   s.logged = s.folder->evaluations();

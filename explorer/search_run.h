@@ -106,8 +106,9 @@ struct SearchOutcome {
 class SearchRun {
  public:
   /// Makes the device, the space and the run folder. Throws SearchError: a usage error (exit
-  /// 2: an unknown kernel, a bad option, a damaged or foreign log), or a kernel whose space is
-  /// empty (exit 1).
+  /// 2: an unknown kernel, a bad option, a damaged or foreign log), a kernel whose space is
+  /// empty (exit 1), or a stop requested (`request.session.stop_requested`) before the session
+  /// could start (kExitInterrupted; open_folder() too, during a resume's recall).
   explicit SearchRun(const SearchRequest& request);
   ~SearchRun();
   SearchRun(const SearchRun&) = delete;

@@ -209,7 +209,16 @@ DefinitionLookup lookup_definition(std::string_view text, const std::string& fil
   }
   std::vector<backbone::SizeSpec> specs;
   for (const auto& [name, value] : parse.sizes.entries()) specs.push_back({name, value, value});
-  lookup.info = kernel_info(lookup.definition, std::move(specs));
+  backbone::KernelInfo info = kernel_info(lookup.definition, std::move(specs));
+  if (const std::string why = backbone::too_large_to_search(info.build(parse.sizes));
+      !why.empty()) {
+    report(diags, source, lookup.definition->offset,
+           "definition '" + lookup.definition->name + "' is too large: " + why +
+               "; split it into smaller definitions");
+    lookup.error = lines(diags);
+    return lookup;
+  }
+  lookup.info = std::move(info);
   lookup.sizes = std::move(parse.sizes);
   return lookup;
 }

@@ -34,6 +34,13 @@ std::optional<std::pair<Reduction, bool>> reduction_of(const std::string& op) {
   return std::nullopt;
 }
 
+/// "a statement has at most 16 indices (...)".
+std::string too_many_indices(const std::string& what, const std::string& noun) {
+  return what + " has at most " + std::to_string(kMaxIndices) + " " + noun +
+         " (each index is a loop of every instruction of its statement, and a search's space "
+         "grows faster than they do)";
+}
+
 /// A statement's indices while it is checked.
 struct Scope {
   IndexScope names;
@@ -61,6 +68,7 @@ class DefinitionChecker {
 
   std::optional<Definition> run() {
     def_.name = ast_.name.text;
+    def_.offset = ast_.name.offset;
     if (!signature() || !output_list()) return std::nullopt;
     if (ast_.statements.empty()) {
       error(ast_.name.offset, "definition '" + def_.name + "' has no statement");
@@ -121,6 +129,10 @@ class DefinitionChecker {
         def_.params.push_back({true, static_cast<int>(def_.scalars.size())});
         def_.scalars.push_back({p.name.text, *type});
         continue;
+      }
+      if (p.sizes->size() > static_cast<std::size_t>(kMaxIndices)) {
+        error((*p.sizes)[kMaxIndices].offset, too_many_indices("a tensor", "dimensions"));
+        return false;
       }
       Tensor t;
       t.name = p.name.text;
@@ -325,6 +337,10 @@ class DefinitionChecker {
       if (scope.names.find(name) < 0) scope.add(name, offset, false);
     }
     if (!where_ranges(s, exprs, scope)) return false;
+    if (scope.offsets.size() > static_cast<std::size_t>(kMaxIndices)) {
+      error(scope.offsets[kMaxIndices], too_many_indices("a statement", "indices"));
+      return false;
+    }
     std::optional<Expr> rhs = exprs.value(s.rhs, scope.names);
     if (!rhs) return false;
     const auto [reduction, init] = *reduction_of(s.op);

@@ -11,6 +11,10 @@
 
 namespace sculpt::frontend {
 
+/// A statement has at most this many indices, and a tensor as many dimensions: range inference
+/// and the search's space grow faster than they do (a copy over 16 indices: 144 loop dimensions).
+inline constexpr int kMaxIndices = 16;
+
 /// The definitions of a parsed file that check, in order; the errors of the others are in
 /// `diags`.
 std::vector<Definition> check(const ast::File& file, const SourceFile& source, Diagnostics& diags);

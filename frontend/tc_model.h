@@ -170,6 +170,7 @@ struct Statement {
 
 struct Definition {
   std::string name;
+  std::size_t offset = 0;  // of its name
   /// The statements' text, on one line, for `sculpt kernels`.
   std::string text;
   std::vector<std::string> sizes;  // declared sizes, in order of first appearance

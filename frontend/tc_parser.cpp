@@ -34,42 +34,102 @@ using parse_support::Keyword;
 using parse_support::set_text;
 using Annotate = parse_support::Annotate<ast::Located>;
 
-/// Thrown where expressions nest deeper than kMaxNesting.
-struct TooDeep {
+/// Thrown where an expression goes past one of the parser's limits, with what it is.
+struct TooLarge {
   Iterator where;
+  std::string what;
 };
 
+// How deep the expression being parsed nests here, and how many operands its definition holds so
+// far: every nesting goes through `expr` or a prefix operator, every operand through `operand`.
 thread_local int nesting = 0;
+thread_local int operands = 0;
 
-/// Counts how deep the expressions being parsed nest; every nesting goes through `expr`.
-template <typename Subject>
-struct NestingGuard : x3::unary_parser<Subject, NestingGuard<Subject>> {
-  using base = x3::unary_parser<Subject, NestingGuard<Subject>>;
+/// A parser that runs `Subject` inside a `Hook`: made where `Subject` starts (it may throw
+/// TooLarge), told whether `Subject` parsed (`done`, which may throw too), and destroyed however
+/// `Subject` ends.
+template <typename Subject, typename Hook>
+struct Guarded : x3::unary_parser<Subject, Guarded<Subject, Hook>> {
+  using base = x3::unary_parser<Subject, Guarded<Subject, Hook>>;
   static const bool is_pass_through_unary = true;
 
-  constexpr explicit NestingGuard(const Subject& subject) : base(subject) {}
+  constexpr explicit Guarded(const Subject& subject) : base(subject) {}
 
   template <typename Context, typename RContext, typename Attribute>
   bool parse(Iterator& first, const Iterator& last, const Context& context, RContext& rcontext,
              Attribute& attr) const {
-    if (nesting >= kMaxNesting) throw TooDeep{first};
-    ++nesting;
-    struct Exit {
-      ~Exit() { --nesting; }
-    } exit;
-    return this->subject.parse(first, last, context, rcontext, attr);
+    Hook hook(first);
+    return hook.done(this->subject.parse(first, last, context, rcontext, attr));
   }
 };
 
-struct NestingGen {
+template <typename Hook>
+struct GuardGen {
   template <typename Subject>
-  constexpr NestingGuard<typename x3::extension::as_parser<Subject>::value_type> operator[](
-      const Subject& subject) const {
-    return NestingGuard<typename x3::extension::as_parser<Subject>::value_type>(
-        x3::as_parser(subject));
+  constexpr auto operator[](const Subject& subject) const {
+    using Parser = typename x3::extension::as_parser<Subject>::value_type;
+    return Guarded<Parser, Hook>(x3::as_parser(subject));
   }
 };
-constexpr NestingGen nested{};
+
+void deeper(Iterator where) {
+  if (nesting >= kMaxNesting) {
+    throw TooLarge{where, "expressions nest more than " + std::to_string(kMaxNesting) +
+                              " deep (parentheses, calls, selects and prefix operators)"};
+  }
+  ++nesting;
+}
+
+/// An expression: one level deeper while it is parsed.
+struct Nested {
+  explicit Nested(Iterator where) { deeper(where); }
+  ~Nested() { --nesting; }
+  bool done(bool parsed) const { return parsed; }
+};
+
+/// A prefix operator nests its operand one level deeper, as parentheses do: `--x` is `-(-x)`.
+/// The unary expression it belongs to puts the level back (WithPrefixes).
+struct Prefix {
+  explicit Prefix(Iterator where) : where_(where) {}
+  bool done(bool parsed) const {
+    if (parsed) deeper(where_);
+    return parsed;
+  }
+  Iterator where_;
+};
+
+/// A unary expression: its prefix operators' levels last while it is parsed.
+struct WithPrefixes {
+  explicit WithPrefixes(Iterator) : outer_(nesting) {}
+  ~WithPrefixes() { nesting = outer_; }
+  bool done(bool parsed) const { return parsed; }
+  int outer_;
+};
+
+/// An operand (a number, a name, a call), counted for its definition.
+struct Operand {
+  explicit Operand(Iterator where) : where_(where) {}
+  bool done(bool parsed) const {
+    if (parsed && ++operands > kMaxOperands) {
+      throw TooLarge{where_, "a definition holds at most " + std::to_string(kMaxOperands) +
+                                 " operands (numbers, names and calls) in its expressions"};
+    }
+    return parsed;
+  }
+  Iterator where_;
+};
+
+/// A definition: its operands are counted from zero.
+struct Counted {
+  explicit Counted(Iterator) { operands = 0; }
+  bool done(bool parsed) const { return parsed; }
+};
+
+constexpr GuardGen<Nested> nested{};
+constexpr GuardGen<Prefix> prefix{};
+constexpr GuardGen<WithPrefixes> with_prefixes{};
+constexpr GuardGen<Operand> operand{};
+constexpr GuardGen<Counted> counted{};
 
 constexpr Keyword kw_def{"def"}, kw_where{"where"}, kw_in{"in"};
 const auto reserved = kw_def | kw_where;
@@ -127,9 +187,10 @@ const auto number_text_def = x3::raw[x3::lexeme[((+digit >> -('.' >> *digit)) | 
 const auto expr_def = nested[conditional];
 const auto call_def = (name >> '(') > -(expr % ',') > ')';
 const auto dim_range_def = name >> x3::lexeme['.' >> x3::raw[+digit]];
-const auto primary_def = number | call | dim_range | name | ('(' > expr > ')');
+const auto primary_def =
+    operand[number] | operand[call] | operand[dim_range] | operand[name] | ('(' > expr > ')');
 const auto unary_op_def = x3::string("-") | x3::string("+") | (x3::string("!") >> !x3::lit('='));
-const auto unary_def = *unary_op >> primary;
+const auto unary_def = with_prefixes[*prefix[unary_op] >> primary];
 const auto mul_op_def = x3::string("*") | x3::string("/") | x3::string("%");
 const auto mul_operation_def = (mul_op >> !x3::lit('=')) > unary;
 const auto multiplicative_def = unary >> *mul_operation;
@@ -161,7 +222,8 @@ const auto where_def = kw_where > (range % ',');
 const auto statement_def = (name >> '(') > -(expr % ',') > ')' > assign_op > expr > -where >
                            -x3::lit(';');
 const auto body_end_def = x3::lit('}');
-const auto definition_def = kw_def > name > params > arrow > outputs > '{' > *statement > body_end;
+const auto definition_def =
+    counted[kw_def > name > params > arrow > outputs > '{' > *statement > body_end];
 
 const auto name_def = name_text;
 const auto number_def = number_text;
@@ -211,10 +273,8 @@ ast::File parse(const SourceFile& source, Diagnostics& diags) {
         } catch (const x3::expectation_failure<Iterator>& e) {
           error_at = skip_blank(text, static_cast<std::size_t>(e.where() - begin));
           expected = e.which();
-        } catch (const TooDeep& e) {
-          return parse_support::SyntaxError{
-              static_cast<std::size_t>(e.where - begin),
-              "expressions nest more than " + std::to_string(kMaxNesting) + " deep"};
+        } catch (const TooLarge& e) {
+          return parse_support::SyntaxError{static_cast<std::size_t>(e.where - begin), e.what};
         }
         return parse_support::SyntaxError{
             error_at, "expected " + expected + " but found " + describe_token(text, error_at)};

@@ -6,9 +6,13 @@
 
 namespace sculpt::frontend {
 
-/// Expressions nest at most this deep (parentheses, calls, selects), so that no input can
-/// exhaust the parser's stack.
+/// Expressions nest at most this deep (parentheses, calls, selects, prefix operators), so that no
+/// input can exhaust the stack of the parser or of a later stage's walk over an expression.
 inline constexpr int kMaxNesting = 64;
+/// A definition's expressions hold at most this many operands (numbers, names, calls) in all: its
+/// kernel has about as many instructions, and the space a search walks grows faster than they do
+/// (frontend/LANGUAGE.md says how long the largest take).
+inline constexpr int kMaxOperands = 256;
 
 /// Parses `source` into its definitions. A syntax error is reported as "expected ... but found
 /// ..." at the exact position; parsing then resumes at the next line that starts with `def`, so

@@ -12,12 +12,14 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "device/evaluator.h"
 
@@ -171,6 +173,46 @@ std::string json_error(const json::exception& e) {
   return std::string(message);
 }
 
+/// The lines of a log, each at most kMaxLogLine bytes and all of them at most kMaxLogBytes, so
+/// that no file (/dev/zero, a binary) makes a reader hold more than that.
+class LineReader {
+ public:
+  explicit LineReader(std::istream& in) : in_(in), buffer_(std::size_t{1} << 16) {}
+
+  enum class Read { line, end, truncated, too_long, too_large };
+  /// The next line, without its newline, in `line`.
+  Read next(std::string& line) {
+    line.clear();
+    for (;;) {
+      if (pos_ == end_ && !fill()) return line.empty() ? Read::end : Read::truncated;
+      const char* start = buffer_.data() + pos_;
+      const auto* newline = static_cast<const char*>(std::memchr(start, '\n', end_ - pos_));
+      const std::size_t n = newline ? static_cast<std::size_t>(newline - start) : end_ - pos_;
+      if (line.size() + n > kMaxLogLine) return Read::too_long;
+      line.append(start, n);
+      const std::size_t used = n + (newline ? 1 : 0);
+      pos_ += used;
+      bytes_ += used;
+      if (bytes_ > kMaxLogBytes) return Read::too_large;
+      if (newline) return Read::line;
+    }
+  }
+
+ private:
+  bool fill() {
+    in_.read(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    pos_ = 0;
+    end_ = static_cast<std::size_t>(in_.gcount());
+    return end_ > 0;
+  }
+
+  std::istream& in_;
+  std::vector<char> buffer_;
+  std::size_t pos_ = 0;
+  std::size_t end_ = 0;
+  std::uintmax_t bytes_ = 0;
+};
+
 }  // namespace
 
 LogContents read_log(const std::filesystem::path& path,
@@ -185,16 +227,36 @@ LogContents read_log(const std::filesystem::path& path,
                     in ? " (a folder, not a file)" : ": " + std::string(std::strerror(why)));
     return log;
   }
+  LineReader reader(in);
   std::size_t number = 0;
-  for (std::string line; std::getline(in, line);) {
-    // A crash may leave a last line without its newline: the evaluation in flight, which
-    // neither reading nor appending keeps.
-    if (in.eof()) break;
+  std::string line;
+  for (;;) {
+    const LineReader::Read read = reader.next(line);
+    if (read == LineReader::Read::end) break;
     ++number;
+    if (read == LineReader::Read::truncated) {
+      // A crash may leave a last line without its newline: the evaluation in flight, which
+      // neither reading nor appending keeps.
+      log.truncated_line = number;
+      break;
+    }
+    if (read == LineReader::Read::too_long || read == LineReader::Read::too_large) {
+      log.error = fmt::format(
+          "{}:{}: {} (sculpt writes no log so large: is it a log?)", path.string(), number,
+          read == LineReader::Read::too_long
+              ? fmt::format("the line is longer than {} MiB", kMaxLogLine >> 20)
+              : fmt::format("the log is larger than {} GiB", kMaxLogBytes >> 30));
+      return log;
+    }
     log.complete_bytes += line.size() + 1;
     try {
       if (line.find_first_not_of(" \t\r") == std::string::npos) {
         throw std::invalid_argument("an empty line (a log holds one JSON object per line)");
+      }
+      if (line.back() == '\r') {
+        throw std::invalid_argument(
+            "the line ends in a carriage return (a log's lines end in a newline alone: was it "
+            "rewritten with CRLF line endings?)");
       }
       const json j = json::parse(line);
       if (number == 1) {

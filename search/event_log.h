@@ -65,12 +65,23 @@ struct LogContents {
   std::string error;  // "log.jsonl:3: ..." when the log is corrupt or foreign
   /// Bytes up to the end of the last complete line: what a search appends after.
   std::uintmax_t complete_bytes = 0;
+  /// The line a truncated last line is on (a search stopped while writing it), which is
+  /// skipped; nothing when the log ends with a complete line.
+  std::optional<std::size_t> truncated_line;
   bool ok() const { return error.empty(); }
 };
 
+/// Lines of a log are at most this long, and logs at most this large: a reader refuses others
+/// (a search's line holds its candidate's decisions, a few hundred bytes each; a log of a
+/// million evaluations of a large kernel stays below the bound).
+inline constexpr std::size_t kMaxLogLine = std::size_t{16} << 20;
+inline constexpr std::uintmax_t kMaxLogBytes = std::uintmax_t{4} << 30;
+
 /// Reads a log line by line, checking each line, and passes each evaluation to `each` with its
 /// line number (1-based) as it is read (then none is kept): a resumed search need not hold a long
-/// history in memory. A truncated last line (a crash while writing it) is dropped, not an error.
+/// history in memory. A truncated last line (a crash while writing it) is dropped, not an error;
+/// `truncated_line` says where it was. A line that ends in a carriage return is an error: a
+/// search appending to it would mix line endings.
 LogContents read_log(const std::filesystem::path& path,
                      const std::function<void(LogEvaluation&&, std::size_t line)>& each);
 /// Reads a whole log, keeping every evaluation.

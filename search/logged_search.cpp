@@ -19,15 +19,6 @@ std::filesystem::path log_file(const std::filesystem::path& path) {
   return std::filesystem::is_directory(path, error) ? path / "log.jsonl" : path;
 }
 
-/// Lines in the file before its end, counting a last line without its newline.
-std::optional<std::size_t> truncated_last_line(const std::filesystem::path& path,
-                                               const LogContents& log) {
-  std::error_code error;
-  const std::uintmax_t size = std::filesystem::file_size(path, error);
-  if (error || size <= log.complete_bytes) return std::nullopt;
-  return 1 + log.evaluation_count + log.sessions.size() + 1;
-}
-
 /// The `n` fastest evaluations that checked ok, fastest first (the earliest of equal times).
 std::vector<const LogEvaluation*> fastest_of(const std::vector<LogEvaluation>& evaluations,
                                              std::size_t n) {
@@ -56,7 +47,6 @@ LoggedSearch LoggedSearch::open(const std::filesystem::path& path, const std::st
   });
   if (!s.log_.ok()) throw std::runtime_error(s.log_.error);
   s.log_.evaluations = std::move(evaluations);
-  s.truncated_line_ = truncated_last_line(s.path_, s.log_);
 
   const LogHeader& header = s.log_.header;
   // A kernel of one's own: the definition the search kept in its run folder.
@@ -97,6 +87,14 @@ LoggedSearch LoggedSearch::open(const std::filesystem::path& path, const std::st
   }
   s.model_ = std::make_unique<perf_model::Model>(*s.kernel_, s.description_);
   return s;
+}
+
+std::string LoggedSearch::truncation_warning() const {
+  if (!log_.truncated_line) return {};
+  return fmt::format(
+      "{}:{}: truncated last line (a search stopped while writing it), left out; `sculpt search "
+      "--resume` removes it",
+      path_.string(), *log_.truncated_line);
 }
 
 std::size_t LoggedSearch::line_of(const LogEvaluation& evaluation) const {

@@ -37,7 +37,10 @@ class LoggedSearch {
   const LogContents& log() const { return log_; }
   /// The line a truncated last line was on (a search stopped while writing it), which is
   /// skipped: nothing when the log ends with a complete line.
-  std::optional<std::size_t> truncated_line() const { return truncated_line_; }
+  std::optional<std::size_t> truncated_line() const { return log_.truncated_line; }
+  /// What every reader of the log says of a truncated last line ("LOG:23: truncated last line
+  /// ..., left out; ..."), or empty.
+  std::string truncation_warning() const;
   /// The line of the log an evaluation is on.
   std::size_t line_of(const LogEvaluation& evaluation) const;
 
@@ -64,7 +67,6 @@ class LoggedSearch {
   std::filesystem::path path_;
   LogContents log_;
   std::vector<std::size_t> lines_;  // of log_.evaluations, in order
-  std::optional<std::size_t> truncated_line_;
   const backbone::KernelInfo* info_ = nullptr;
   /// The kernel of a definition its run folder keeps, which `info_` then points to.
   std::shared_ptr<const backbone::KernelInfo> defined_;

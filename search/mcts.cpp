@@ -246,7 +246,16 @@ void Mcts::expand(Node& node, SearchThread& thread, std::unique_lock<std::mutex>
   thread.pause_while_measuring();
   std::optional<InstanceRef> decision = thread.next_decision(*candidate);
   std::vector<Child> children;
-  if (decision) children = thread.children(*candidate, *decision);
+  try {
+    if (decision) children = thread.children(*candidate, *decision);
+  } catch (const WalkStopped&) {
+    // The session stops: the node is fresh again, for whichever walk reaches it next.
+    lock.lock();
+    node.candidate = std::move(candidate);
+    node.state = Node::State::fresh;
+    expanded_.notify_all();
+    throw;
+  }
   lock.lock();
   node.decision = std::move(decision);
   node.edges.reserve(children.size());
@@ -354,6 +363,7 @@ Proposal Mcts::propose(SearchThread& thread) {
       }
       if (node->state == Node::State::expanding) {
         expanded_.wait(lock, [node] { return node->state != Node::State::expanding; });
+        if (node->state == Node::State::fresh) continue;  // its expansion was stopped
       }
       const double cut = thread.cut();
       if (!alive(*node, cut)) break;

@@ -58,7 +58,15 @@ Proposal BranchAndBound::propose(SearchThread& thread) {
       p.bound_ns = node.bound_ns;
       return p;
     }
-    std::vector<Child> children = thread.children(*node.candidate, *choice);
+    std::vector<Child> children;
+    try {
+      children = thread.children(*node.candidate, *choice);
+    } catch (const WalkStopped&) {
+      // The session stops: the node stays on the stack for a later run.
+      std::lock_guard lock(mutex_);
+      stack_.push_back(std::move(node));
+      throw;
+    }
     if (children.empty()) {
       p.kind = Proposal::Kind::dead_end;
       return p;

@@ -9,7 +9,29 @@
 
 namespace sculpt::search {
 
+namespace {
+
+/// A file of `dir` when it is a folder that holds files but no log: not a run folder, and a
+/// search writing there would replace a user's best.c or report.html.
+std::optional<std::filesystem::path> foreign_file(const std::filesystem::path& dir) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(dir, error) ||
+      std::filesystem::exists(dir / "log.jsonl", error)) {
+    return std::nullopt;
+  }
+  std::filesystem::directory_iterator it(dir, error);
+  if (error || it == std::filesystem::directory_iterator()) return std::nullopt;
+  return it->path().filename();
+}
+
+}  // namespace
+
 RunFolder RunFolder::create(const std::filesystem::path& dir, Identity identity) {
+  if (const std::optional<std::filesystem::path> file = foreign_file(dir)) {
+    throw std::runtime_error(fmt::format(
+        "{} is not a run folder (it holds {} and no log.jsonl): name a new or empty folder",
+        dir.string(), file->string()));
+  }
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) {

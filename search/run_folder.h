@@ -24,8 +24,9 @@ class RunFolder {
     std::string what;
   };
 
-  /// Starts a new run in `dir` (created when missing; its log must not exist). Throws
-  /// std::runtime_error with the path and the reason.
+  /// Starts a new run in `dir`: a new or empty folder (created when missing). Throws
+  /// std::runtime_error with the path and the reason, for a folder that holds a log (resume
+  /// it) or other files (sculpt does not write among them) too.
   static RunFolder create(const std::filesystem::path& dir, Identity identity);
   /// Continues the run in `dir`: locks its log, reads it, and passes each evaluation with its
   /// line to `recall`, which returns a message to refuse it. Throws std::runtime_error

@@ -50,6 +50,7 @@ std::vector<Child> SearchThread::children(const CandidateBase& node, const Insta
   {
     Timed timed(context_.clocks.propagation_ns);
     for (std::uint32_t value : node.domain(choice)) {
+      stop_if_asked();
       std::unique_ptr<CandidateBase> child = node.clone();
       if (child->restrict(choice, {value}) == spacegen::Status::Ok) {
         out.push_back({value, std::move(child), 0});
@@ -60,7 +61,12 @@ std::vector<Child> SearchThread::children(const CandidateBase& node, const Insta
   return out;
 }
 
+void SearchThread::stop_if_asked() const {
+  if (context_.stop && context_.stop()) throw WalkStopped{};
+}
+
 std::unique_ptr<CandidateBase> SearchThread::random_descent(const CandidateBase& from) {
+  stop_if_asked();
   Timed timed(context_.clocks.propagation_ns);
   return search::random_descent(from, rng_, &context_.order).candidate;
 }

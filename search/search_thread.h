@@ -5,6 +5,7 @@
 // counted for the session's statistics.
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -50,7 +51,15 @@ struct SearchContext {
   /// worst misjudgement seen (bound / time) times kMisjudgedMargin.
   std::atomic<double> slack{1};
   SearchClocks clocks;
+  /// Asked at each step of a walk while a session runs: once it answers true (the budget spent,
+  /// a stop requested), the walk under way is abandoned (WalkStopped), so that a search of a
+  /// large space stops within a step, not at the end of its proposal. Called from every
+  /// searching thread.
+  std::function<bool()> stop{};
 };
+
+/// Thrown by a SearchThread's walks once SearchContext::stop answers true.
+struct WalkStopped {};
 
 /// A child of a node along its next decision.
 struct Child {
@@ -86,7 +95,7 @@ class SearchThread {
   /// The lower bound of a candidate, partial or not (of the GPU space when there is a model).
   double bound(const spacegen::CandidateBase& candidate);
   /// The children of `node` along `choice` whose restriction propagates, with their bounds, in
-  /// value order.
+  /// value order. Like every walk, throws WalkStopped once SearchContext::stop answers true.
   std::vector<Child> children(const spacegen::CandidateBase& node,
                               const spacegen::InstanceRef& choice);
   /// A random descent (uniform among valid values) in the search's order; null at a dead end.
@@ -113,6 +122,9 @@ class SearchThread {
   void pause_while_measuring();
 
  private:
+  /// Throws WalkStopped when the session asks walks to stop.
+  void stop_if_asked() const;
+
   SearchContext& context_;
   std::mt19937_64 rng_;
 };

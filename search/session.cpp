@@ -12,6 +12,7 @@
 #include <mutex>
 #include <random>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 #include "search/descent.h"
@@ -225,7 +226,11 @@ class Session::Run {
     const SearchClocks& c = s_.context_->clocks;
     clocks_before_ = {seconds(c.propagation_ns), seconds(c.model_ns), seconds(c.codegen_ns),
                       seconds(c.paused_ns)};
+    s_.context_->stop = [this] { return must_stop(); };
   }
+  ~Run() { s_.context_->stop = nullptr; }
+  Run(const Run&) = delete;
+  Run& operator=(const Run&) = delete;
 
   SessionStats go() {
     const SessionOptions& o = s_.options_;
@@ -245,7 +250,12 @@ class Session::Run {
         finish_workers();
       } else {
         for (int i = 0; i < o.threads; ++i) {
-          workers_.emplace_back([this, i] { search_loop(i); });
+          try {
+            workers_.emplace_back([this, i] { search_loop(i); });
+          } catch (const std::system_error& e) {
+            throw std::runtime_error(fmt::format("cannot start searching thread {} of {}: {}",
+                                                 i + 1, o.threads, e.code().message()));
+          }
         }
         while (collect_first_ready()) {
         }
@@ -324,6 +334,12 @@ class Session::Run {
       p = start ? propose_start(thread, s_.options_.starts[*start])
                 : s_.algorithm_->propose(thread);
       if (p.kind == Proposal::Kind::candidate) submitted = submit(thread, p, start.has_value());
+    } catch (const WalkStopped&) {
+      // The budget ran out or a stop was requested during the walk: no more walks.
+      std::lock_guard lock(mutex_);
+      --producing_;
+      changed_.notify_all();
+      return false;
     } catch (...) {
       std::lock_guard lock(mutex_);
       --producing_;

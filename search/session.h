@@ -48,8 +48,10 @@ struct SessionOptions {
   /// Wall-clock budget; absent: until `evals` candidates are evaluated.
   std::optional<std::chrono::duration<double>> budget{};
   std::uint64_t seed = 1;
-  /// Searching threads.
+  /// Searching threads, at most kMaxThreads: each holds a tree walk's candidates, and past the
+  /// machine's cores more generate no more code.
   int threads = 1;
+  static constexpr int kMaxThreads = 256;
   /// Evaluations submitted and not yet collected; 0: 2 threads + 2 (the collecting thread may
   /// lag on a loaded machine while the device works through what it holds), or 2 per device
   /// queue (CandidateEvaluator::queues) + 2 when that is more: one measured and one compiled

@@ -105,7 +105,7 @@ INSTANTIATE_TEST_SUITE_P(
                         "cannot write /nonexistent/sculpt/cpu.json: no folder /nonexistent/sculpt"},
         BadCharacterize{"OutIsAFolder",
                         {"--device", "cpu", "--quick", "--out", "/tmp"},
-                        "cannot write /tmp: it is a folder"}),
+                        "cannot write /tmp: a folder, not a regular file"}),
     [](const testing::TestParamInfo<BadCharacterize>& info) { return info.param.name; });
 
 }  // namespace

@@ -151,19 +151,27 @@ TEST_F(ReplayCommand, ABadLogGetsOneLocatedMessageAndExit2) {
                              ": cannot read the log: No such file or directory\n");
 }
 
-// A crash while a line is written leaves it truncated: replay names it and stops, leaving the
-// log as it is for --resume to mend. (Lines: the header, 20 evaluations, the session's
-// statistics, then the truncated one.)
-TEST_F(ReplayCommand, ATruncatedLastLineIsNamedAndLeftAsItIs) {
+// A crash while a line is written leaves it truncated: replay, bound and report all say so and
+// read the complete lines before it, leaving the log as it is for --resume to mend. (Lines: the
+// header, 20 evaluations, the session's statistics, then the truncated one.)
+TEST_F(ReplayCommand, ATruncatedLastLineIsNamedLeftOutAndLeftAsItIs) {
   const std::filesystem::path copy = damaged_copy(
       "truncated", [](std::string& log) { log += "{\"kind\":\"evaluation\",\"id\":20,"; });
   const std::string before = read_file(copy / "log.jsonl");
+  const std::string warning = (copy / "log.jsonl").string() +
+                              ":23: truncated last line (a search stopped while writing it), "
+                              "left out; `sculpt search --resume` removes it\n";
   const Outcome replay = run_sculpt({"replay", copy.string()});
-  EXPECT_EQ(replay.code, kExitUsage);
-  EXPECT_EQ(replay.out, "");
-  EXPECT_EQ(replay.err, "sculpt replay: " + (copy / "log.jsonl").string() +
-                            ":23: truncated last line (a search stopped while writing it); "
-                            "`sculpt search --resume` removes it\n");
+  EXPECT_EQ(replay.code, kExitOk) << replay.err;
+  EXPECT_EQ(replay.out, best_code_below_header(*dir_));
+  EXPECT_EQ(replay.err, "sculpt replay: warning: " + warning);
+  const Outcome bound = run_sculpt({"bound", copy.string()});
+  EXPECT_EQ(bound.code, kExitOk) << bound.err;
+  EXPECT_EQ(bound.err, "sculpt bound: warning: " + warning);
+  const Outcome report =
+      run_sculpt({"report", copy.string(), "--out", (copy / "page.html").string()});
+  EXPECT_EQ(report.code, kExitOk) << report.err;
+  EXPECT_EQ(report.err, "sculpt report: warning: " + warning);
   EXPECT_EQ(read_file(copy / "log.jsonl"), before);
   std::filesystem::remove_all(copy);
 }
