@@ -5,7 +5,6 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <system_error>
 #include <thread>
@@ -13,6 +12,7 @@
 #include "device/c_compiler.h"
 #include "support/atomic_file.h"
 #include "support/hash.h"
+#include "support/input_file.h"
 
 namespace sculpt::explorer {
 namespace {
@@ -97,10 +97,13 @@ std::optional<Kernel> KernelCache::nearest(const CacheKey& key) const {
 }
 
 std::optional<std::pair<CacheKey, Kernel>> KernelCache::read(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) return std::nullopt;
+  // An entry holds one kernel's code; anything larger is not one.
+  std::string error;
+  const std::optional<std::string> text =
+      support::read_input_file(file, std::uintmax_t{64} << 20, &error);
+  if (!text) return std::nullopt;
   try {
-    const json j = json::parse(in);
+    const json j = json::parse(*text);
     if (j.at("format") != kFormat) return std::nullopt;
     const json& c = j.at("key");
     CacheKey key{c.at("kernel"), c.at("sizes"), c.at("device"),

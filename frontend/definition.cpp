@@ -8,6 +8,7 @@
 #include "frontend/tc_check.h"
 #include "frontend/tc_parser.h"
 #include "frontend/tc_reference.h"
+#include "support/input_file.h"
 
 namespace sculpt::frontend {
 namespace {
@@ -225,23 +226,10 @@ DefinitionLookup lookup_definition(std::string_view text, const std::string& fil
 
 std::optional<std::string> read_definition_file(const std::filesystem::path& path,
                                                 std::string* error) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  auto fail = [&](const std::string& why) -> std::optional<std::string> {
-    *error = "cannot read '" + path.string() + "': " + why;
-    return std::nullopt;
-  };
-  if (!fs::is_regular_file(path, ec)) {
-    return fail(fs::is_directory(path, ec) ? "a folder, not a file"
-                : fs::exists(path, ec)     ? "not a regular file"
-                                           : "no such file");
-  }
-  if (fs::file_size(path, ec) > kMaxFileSize || ec) return fail("larger than 4 MiB");
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in) return fail("an input error");
-  return text.str();
+  std::string why;
+  std::optional<std::string> text = support::read_input_file(path, kMaxFileSize, &why);
+  if (!text) *error = "cannot read '" + path.string() + "': " + why;
+  return text;
 }
 
 DefinitionLookup lookup_definition_file(const std::filesystem::path& path, std::string_view kernel,

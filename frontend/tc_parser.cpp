@@ -260,6 +260,10 @@ ast::File parse(const SourceFile& source, Diagnostics& diags) {
   static constexpr std::string_view starts[] = {"def"};
   parse_support::parse_items(
       source, diags, kComment, starts, [&](std::size_t pos) -> parse_support::ItemParse {
+        if (file.definitions.size() == static_cast<std::size_t>(kMaxDefinitions)) {
+          return parse_support::SyntaxError{
+              pos, "a file holds at most " + std::to_string(kMaxDefinitions) + " definitions"};
+        }
         Iterator it = begin + pos;
         std::size_t error_at = pos;
         std::string expected;

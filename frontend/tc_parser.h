@@ -13,6 +13,8 @@ inline constexpr int kMaxNesting = 64;
 /// kernel has about as many instructions, and the space a search walks grows faster than they do
 /// (frontend/LANGUAGE.md says how long the largest take).
 inline constexpr int kMaxOperands = 256;
+/// A file holds at most this many definitions: each is checked (with isl) whichever is searched.
+inline constexpr int kMaxDefinitions = 1024;
 
 /// Parses `source` into its definitions. A syntax error is reported as "expected ... but found
 /// ..." at the exact position; parsing then resumes at the next line that starts with `def`, so

@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <fstream>
+#include <filesystem>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <utility>
 
 #include "perf_model/shipped_descriptions.h"
 #include "support/check.h"
+#include "support/input_file.h"
 
 namespace sculpt::perf_model {
 namespace {
@@ -198,19 +198,23 @@ std::optional<Description> Description::load(std::string_view name_or_path, std:
   if (const std::optional<std::string_view> text = shipped_description(name_or_path)) {
     return parse(*text, name_or_path, error);
   }
-  std::ifstream in{std::string(name_or_path)};
-  if (!in) {
+  // A description file is a few kilobytes of JSON.
+  constexpr std::uintmax_t kMaxFileSize = std::uintmax_t{1} << 20;
+  const std::filesystem::path path{std::string(name_or_path)};
+  std::string why;
+  const std::optional<std::string> text = support::read_input_file(path, kMaxFileSize, &why);
+  if (!text) {
     if (error != nullptr) {
       std::string names;
       for (const std::string& n : shipped()) names += (names.empty() ? "" : ", ") + n;
-      *error = fmt::format("{}: neither a shipped description ({}) nor a readable file",
-                           name_or_path, names);
+      *error = why == "no such file"
+                   ? fmt::format("{}: neither a shipped description ({}) nor a readable file",
+                                 name_or_path, names)
+                   : fmt::format("cannot read the description {}: {}", name_or_path, why);
     }
     return std::nullopt;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), name_or_path, error);
+  return parse(*text, name_or_path, error);
 }
 
 std::vector<std::string> Description::shipped() { return shipped_description_names(); }

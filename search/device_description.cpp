@@ -8,12 +8,11 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "device/c_compiler.h"
 #include "support/atomic_file.h"
 #include "support/file_lock.h"
+#include "support/input_file.h"
 
 namespace sculpt::search {
 namespace {
@@ -246,13 +245,12 @@ std::filesystem::path cached_cpu_path() {
 /// The cached description of this machine, if it is one.
 std::optional<perf_model::Description> cached_cpu_description() {
   const std::filesystem::path path = cached_cpu_path();
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
   std::string error;
+  const std::optional<std::string> text =
+      support::read_input_file(path, std::uintmax_t{1} << 20, &error);
+  if (!text) return std::nullopt;
   std::optional<perf_model::Description> d =
-      perf_model::Description::parse(text.str(), path.string(), &error);
+      perf_model::Description::parse(*text, path.string(), &error);
   if (!d || !d->cpu || d->about != device::cpu_identity()) return std::nullopt;
   return d;
 }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "device/evaluator.h"
+#include "support/input_file.h"
 
 namespace sculpt::search {
 namespace {
@@ -218,13 +219,14 @@ class LineReader {
 LogContents read_log(const std::filesystem::path& path,
                      const std::function<void(LogEvaluation&&, std::size_t line)>& each) {
   LogContents log;
+  if (const std::string why = support::not_an_input_file(path); !why.empty()) {
+    log.error = fmt::format("{}: cannot read the log: {}", path.string(),
+                            why == "no such file" ? "No such file or directory" : why);
+    return log;
+  }
   std::ifstream in(path, std::ios::binary);
-  std::error_code error;
-  if (!in || std::filesystem::is_directory(path, error)) {
-    const int why = errno;  // from opening the file
-    log.error =
-        fmt::format("{}: cannot read the log{}", path.string(),
-                    in ? " (a folder, not a file)" : ": " + std::string(std::strerror(why)));
+  if (!in) {
+    log.error = fmt::format("{}: cannot read the log: {}", path.string(), std::strerror(errno));
     return log;
   }
   LineReader reader(in);

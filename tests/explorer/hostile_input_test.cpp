@@ -130,6 +130,19 @@ TEST_F(HostileInput, KernelsTooLargeToSearchAreRefusedWithTheLimit) {
             kExitOk);
 }
 
+// A file of definitions holds at most 1024: each is checked, with isl, whichever is picked.
+TEST_F(HostileInput, AFileHoldsAtMost1024Definitions) {
+  std::string many;
+  for (int i = 0; i < 1100; ++i) {
+    many += "def f" + std::to_string(i) + "(float(N) X) -> (Y) { Y(i) = X(i) }\n";
+  }
+  const Outcome o = run_sculpt({"kernels", "--def", file("many.tc", many), "--kernel", "f0"});
+  EXPECT_EQ(o.code, kExitUsage);
+  EXPECT_NE(o.err.find("many.tc:1025:1: error: a file holds at most 1024 definitions"),
+            std::string::npos)
+      << o.err.substr(0, 300);
+}
+
 // Item 5: at most 16 indices in a statement and 16 dimensions in a tensor.
 TEST_F(HostileInput, ManyIndicesStopAtTheirLimit) {
   std::string indices, sizes;
@@ -154,15 +167,31 @@ TEST_F(HostileInput, ManyIndicesStopAtTheirLimit) {
                  "error: a statement has at most 16 indices");
 }
 
-// Item 6: the one reader of logs stops at a line of 16 MiB, and logs with CRLF endings are
+// Item 6: input files are regular files (a FIFO without a writer would block, /dev/zero fill
+// memory); the one reader of logs stops at a line of 16 MiB, and logs with CRLF endings are
 // refused rather than appended to with another ending.
-TEST_F(HostileInput, EndlessOrForeignLogsAreRefusedWithTheirPlace) {
-  expect_refused({"replay", "/dev/zero"},
-                 "/dev/zero:1: the line is longer than 16 MiB (sculpt writes no log so large: is "
+TEST_F(HostileInput, EndlessOrForeignInputsAreRefusedWithTheirPlace) {
+  const fs::path fifo = dir_ / "fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  for (const std::string command : {"replay", "bound", "report"}) {
+    expect_refused({command, "/dev/zero"},
+                   "/dev/zero: cannot read the log: a device, not a regular file");
+    expect_refused({command, fifo.string()},
+                   fifo.string() + ": cannot read the log: a FIFO, not a regular file");
+  }
+  expect_refused(
+      {"search", "--kernel", "axpy", "--device", "stand-in", "--start-from", "/dev/zero"},
+      "--start-from: /dev/zero: cannot read the log: a device, not a regular file");
+  expect_refused({"bound", "--kernel", "axpy", "--description", "/dev/zero"},
+                 "cannot read the description /dev/zero: a device, not a regular file");
+  expect_refused({"bound", "--kernel", "axpy", "--description", fifo.string()},
+                 "cannot read the description " + fifo.string() + ": a FIFO, not a regular file");
+  expect_refused({"kernels", "--def", fifo.string()},
+                 "cannot read '" + fifo.string() + "': a FIFO, not a regular file");
+  write_file(dir_ / "long.jsonl", std::string(17 << 20, 'x') + "\n");
+  expect_refused({"replay", (dir_ / "long.jsonl").string()},
+                 "long.jsonl:1: the line is longer than 16 MiB (sculpt writes no log so large: is "
                  "it a log?)");
-  expect_refused({"bound", "/dev/zero"}, "/dev/zero:1: the line is longer than 16 MiB");
-  expect_refused({"report", "/dev/zero", "--out", (dir_ / "r.html").string()},
-                 "/dev/zero:1: the line is longer than 16 MiB");
   const fs::path run = dir_ / "run";
   ASSERT_EQ(run_sculpt(small_search(run, "2")).code, kExitOk);
   std::string log = read_file(run / "log.jsonl");

@@ -134,7 +134,7 @@ TEST(SearchCommandErrors, ForeignAndCorruptLogsAreRefused) {
   const Outcome folder = run_sculpt(small_search(dir, "2", {"--resume"}));
   EXPECT_EQ(folder.code, kExitUsage);
   EXPECT_EQ(folder.err, "sculpt search: " + (dir / "log.jsonl").string() +
-                            ": cannot read the log (a folder, not a file)\n");
+                            ": cannot read the log: a folder, not a file\n");
   std::filesystem::remove_all(dir);
 }
 
