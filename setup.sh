@@ -12,7 +12,7 @@ packages=(
   libboost-dev libisl-dev libgmp-dev
   nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev libjemalloc-dev libopenblas-dev
-  clang libclang-rt-14-dev clang-format chromium
+  clang libclang-rt-14-dev clang-16 libclang-rt-16-dev clang-format chromium
   libopenmpi-dev openmpi-bin
 )
 missing=()

@@ -422,10 +422,15 @@ void read_cache_sizes(const std::vector<int>& cpus, CpuCharacteristics& c) {
     }
   }
   for (const auto& [shared, bytes] : l3) c.l3_bytes += bytes;
+  // Some virtual machines have no cache folder in sysfs: the C library then reads the sizes
+  // from the processor (cpuid on x86).
+  if (c.l1_bytes == 0) c.l1_bytes = std::max<long>(sysconf(_SC_LEVEL1_DCACHE_SIZE), 0);
+  if (c.l2_bytes == 0) c.l2_bytes = std::max<long>(sysconf(_SC_LEVEL2_CACHE_SIZE), 0);
+  if (c.l3_bytes == 0) c.l3_bytes = std::max<long>(sysconf(_SC_LEVEL3_CACHE_SIZE), 0);
   if (c.l1_bytes == 0 || c.l2_bytes == 0) {
     throw DeviceError(fmt::format(
-        "cpu characterization: /sys/devices/system/cpu/cpu{}/cache gives no level 1 and 2 "
-        "data caches",
+        "cpu characterization: neither /sys/devices/system/cpu/cpu{}/cache nor the C library "
+        "gives the level 1 and 2 data caches",
         cpus.front()));
   }
   // No L3 (some Arm parts): the L2s together play its part.

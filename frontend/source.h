@@ -20,8 +20,8 @@ using spacedsl::SourceLocation;
 inline void report(Diagnostics& diags, const SourceFile& source, std::size_t offset,
                    std::string message) {
   SourceLocation loc = source.location(offset);
-  std::string line = source.line_text(loc.line);
-  diags.error(std::move(loc), std::move(message), std::move(line));
+  const std::string_view line = source.line_view(loc.line);
+  diags.error(std::move(loc), std::move(message), line);
 }
 
 }  // namespace sculpt::frontend

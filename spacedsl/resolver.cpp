@@ -157,9 +157,8 @@ class Resolver {
       return std::tuple(file_index(a.loc.file), a.loc.line, a.loc.column) <
              std::tuple(file_index(b.loc.file), b.loc.line, b.loc.column);
     });
-    for (Diagnostic& d : errors) {
-      diags_.error(std::move(d.loc), std::move(d.message), std::move(d.source_line));
-    }
+    for (Diagnostic& d : errors) diags_.add(std::move(d));
+    diags_.add_dropped(found_.dropped());
   }
   /// `line:column` of an earlier declaration, with its file when it is another one.
   static std::string where(const SourceFile& here, const SourceLocation& l) {
@@ -1048,9 +1047,9 @@ class Resolver {
     }
   }
 
-  std::string source_line(const SourceLocation& l) const {
+  std::string_view source_line(const SourceLocation& l) const {
     for (const ParsedFile& f : files_) {
-      if (f.source->name() == l.file) return f.source->line_text(l.line);
+      if (f.source->name() == l.file) return f.source->line_view(l.line);
     }
     return {};
   }
@@ -1078,7 +1077,7 @@ class Resolver {
           found_.error(c.loc,
                        "the condition of quotient '" + decl.name.text + "' cannot use '" +
                            decl.repr.text + "', the choice it defines",
-                       file.line_text(c.loc.line));
+                       file.line_view(c.loc.line));
         }
       }
       std::optional<ChoiceId> equiv = find_choice(file, decl.equivalence);

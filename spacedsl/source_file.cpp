@@ -19,13 +19,13 @@ SourceLocation SourceFile::location(std::size_t offset) const {
   return {name_, static_cast<int>(line), static_cast<int>(offset - line_starts_[line - 1] + 1)};
 }
 
-std::string SourceFile::line_text(int line) const {
+std::string_view SourceFile::line_view(int line) const {
   if (line < 1 || static_cast<std::size_t>(line) > line_starts_.size()) return {};
   std::size_t begin = line_starts_[line - 1];
   std::size_t end = text_.find('\n', begin);
   if (end == std::string::npos) end = text_.size();
   if (end > begin && text_[end - 1] == '\r') --end;
-  return text_.substr(begin, end - begin);
+  return std::string_view(text_).substr(begin, end - begin);
 }
 
 }  // namespace sculpt::spacedsl

@@ -19,7 +19,8 @@ class SourceFile {
   /// maps to the end of the text.
   SourceLocation location(std::size_t offset) const;
   /// The text of a line (from 1) without its line break; empty when out of range.
-  std::string line_text(int line) const;
+  std::string line_text(int line) const { return std::string(line_view(line)); }
+  std::string_view line_view(int line) const;
 
  private:
   std::string name_;

@@ -43,6 +43,23 @@ TEST(SpacedslDiagnostics, ALongLineIsShownAroundTheColumn) {
                            std::string(3 + 96, ' ') + "^\n");
 }
 
+// A line of a megabyte with an error every few bytes (the fuzzer's: 16 GB of diagnostics, each
+// holding the whole line) keeps 100 errors of 100 bytes and counts the rest.
+TEST(SpacedslDiagnostics, AnInputFullOfErrorsKeepsAHundred) {
+  std::string text = "include \"dims.space\"\nrequire forall $a in Dimensions:";
+  for (int i = 0; i < 30000; ++i) text += " foo($a) is X ||";
+  text += " bar($a) is Y\n";
+  Diagnostics diags;
+  EXPECT_FALSE(
+      load_space_from_string(text, "t.space", testing::data_dir() / "valid", diags).has_value());
+  ASSERT_EQ(diags.errors().size(), Diagnostics::kMaxErrors);
+  EXPECT_EQ(diags.dropped(), 30001 - Diagnostics::kMaxErrors);
+  for (const Diagnostic& d : diags.errors()) EXPECT_LE(d.source_line.size(), 106u);
+  std::ostringstream out;
+  diags.print(out);
+  EXPECT_TRUE(out.str().ends_with("and 29901 more errors\n")) << out.str().substr(0, 200);
+}
+
 TEST(SpacedslDiagnostics, ReportsEveryUnknownNameOfAFile) {
   auto errors = errors_of(
       "include \"dims.space\"\n"

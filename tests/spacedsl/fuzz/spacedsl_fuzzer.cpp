@@ -1,12 +1,15 @@
 // libFuzzer target over the whole front end: parse, include, resolve, print the diagnostics.
 // Any input must give either a model and no error, or no model and located errors; never a
-// crash, a hang or a sanitizer report. See README.md for the commands.
+// crash, a hang or a sanitizer report. An input that starts with byte 0x01 is a recipe instead
+// (generate.h): a long, deep or wide space far past what -max_len lets the fuzzer write itself.
+// See README.md for the commands.
 #include <cstddef>
 #include <cstdint>
 #include <sstream>
 #include <string_view>
 
 #include "spacedsl/frontend.h"
+#include "tests/spacedsl/fuzz/generate.h"
 
 namespace {
 
@@ -21,7 +24,10 @@ void require(bool condition) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace sculpt::spacedsl;
-  std::string_view text(reinterpret_cast<const char*>(data), size);
+  const std::string generated = fuzz::generate(data, size);
+  const std::string_view text = generated.empty()
+                                    ? std::string_view(reinterpret_cast<const char*>(data), size)
+                                    : std::string_view(generated);
   Diagnostics diags;
   std::optional<Model> model = load_space_from_string(text, "fuzz.space", kBaseDir, diags);
   require(model.has_value() != diags.has_errors());
