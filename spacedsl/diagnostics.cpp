@@ -27,12 +27,8 @@ std::pair<std::string, std::size_t> shown_part(std::string_view line, int column
 }  // namespace
 
 void Diagnostics::error(SourceLocation loc, std::string message, std::string_view source_line) {
-  if (errors_.size() == kMaxErrors) {
-    ++dropped_;
-    return;
-  }
   auto [line, caret] = shown_part(source_line, loc.column);
-  errors_.push_back({std::move(loc), std::move(message), std::move(line), caret});
+  add({std::move(loc), std::move(message), std::move(line), caret});
 }
 
 void Diagnostics::add(Diagnostic diagnostic) {

@@ -1,12 +1,12 @@
 #pragma once
-// Recipes for long, deep and wide definitions, which the fuzzer could never write byte by byte
-// within -max_len: byte 0x01, a shape, a count of up to 65,535 (two bytes, big-endian) and a
-// fragment (the rest of the input) that the shape repeats or embeds. The text stops at 4 MiB,
-// the most a definition file holds.
+// Recipes (tests/fuzz/recipe.h) for long, deep and wide definitions. The text stops at 4 MiB, the
+// most a definition file holds.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "tests/fuzz/recipe.h"
 
 namespace sculpt::frontend::fuzz {
 
@@ -14,10 +14,10 @@ inline constexpr std::size_t kMaxGenerated = std::size_t{4} << 20;
 
 /// The definition a recipe describes; empty when `data` is not one.
 inline std::string generate(const std::uint8_t* data, std::size_t size) {
-  if (size < 4 || data[0] != 0x01) return {};
-  const int shape = data[1] % 12;
-  const int n = (data[2] << 8) | data[3];
-  const std::string_view fragment(reinterpret_cast<const char*>(data + 4), size - 4);
+  const std::optional<sculpt::fuzz::Recipe> recipe = sculpt::fuzz::read_recipe(data, size, 12);
+  if (!recipe) return {};
+  const int n = recipe->count;
+  const std::string_view fragment = recipe->fragment;
   std::string body;
   const auto repeat = [&](std::string_view unit, std::string_view between = "") {
     for (int i = 0; i < n && body.size() < kMaxGenerated; ++i) {
@@ -33,7 +33,7 @@ inline std::string generate(const std::uint8_t* data, std::size_t size) {
   };
   std::string head = "def f(float(N) X, float(N) W) -> (Y) {\n  Y(i) = ";
   std::string tail = "\n}\n";
-  switch (shape) {
+  switch (recipe->shape) {
     case 0:  // parentheses
       repeat("(");
       body += fragment.empty() ? "X(i)" : std::string(fragment);

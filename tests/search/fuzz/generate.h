@@ -1,7 +1,5 @@
 #pragma once
-// Recipes for long, deep and wide logs, which the fuzzer could never write byte by byte within
-// -max_len: byte 0x01, a shape, a count of up to 65,535 (two bytes, big-endian) and a fragment
-// (the rest of the input) that the shape repeats or embeds, after a header a search of axpy
+// Recipes (tests/fuzz/recipe.h) for long, deep and wide logs, after a header a search of axpy
 // 64 on this space would write (at most 8,191 evaluations). The text stops at 64 MiB, past the
 // reader's line limit.
 #include <cstddef>
@@ -13,6 +11,7 @@
 
 #include "gpu_space/space.h"
 #include "perf_model/description.h"
+#include "tests/fuzz/recipe.h"
 #include "zoo/zoo.h"
 
 namespace sculpt::search::fuzz {
@@ -36,13 +35,14 @@ inline const std::string& header() {
 
 /// The log a recipe describes; empty when `data` is not one.
 inline std::string generate(const std::uint8_t* data, std::size_t size) {
-  if (size < 4 || data[0] != 0x01) return {};
-  const int shape = data[1] % 8;
-  int n = (data[2] << 8) | data[3];
+  const std::optional<sculpt::fuzz::Recipe> recipe = sculpt::fuzz::read_recipe(data, size, 8);
+  if (!recipe) return {};
+  const int shape = recipe->shape;
+  int n = recipe->count;
   // Many whole evaluations are a long search's log, not a hostile one: 60,000 take 1.7 s to
   // report in an optimized build, past the fuzzer's 10 s under the sanitizers.
   if (shape == 4 || shape == 5) n %= 8192;
-  const std::string fragment(reinterpret_cast<const char*>(data + 4), size - 4);
+  const std::string& fragment = recipe->fragment;
   const std::string action =
       fragment.empty() ? R"({"choice":"dim_kind","objects":[0],"value":"LOOP"})" : fragment;
   std::string text = header();

@@ -1,12 +1,12 @@
 #pragma once
-// Recipes for long, deep and wide `.space` files, which the fuzzer could never write byte by byte
-// within -max_len: byte 0x01, a shape, a count of up to 65,535 (two bytes, big-endian) and a
-// fragment (the rest of the input) that the shape repeats or embeds. Each includes dims.space
+// Recipes (tests/fuzz/recipe.h) for long, deep and wide `.space` files. Each includes dims.space
 // of the valid corpus for its sets. The text stops at 4 MiB, the most a space file holds.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "tests/fuzz/recipe.h"
 
 namespace sculpt::spacedsl::fuzz {
 
@@ -14,10 +14,10 @@ inline constexpr std::size_t kMaxGenerated = std::size_t{4} << 20;
 
 /// The space a recipe describes; empty when `data` is not one.
 inline std::string generate(const std::uint8_t* data, std::size_t size) {
-  if (size < 4 || data[0] != 0x01) return {};
-  const int shape = data[1] % 12;
-  const int n = (data[2] << 8) | data[3];
-  const std::string fragment(reinterpret_cast<const char*>(data + 4), size - 4);
+  const std::optional<sculpt::fuzz::Recipe> recipe = sculpt::fuzz::read_recipe(data, size, 12);
+  if (!recipe) return {};
+  const int n = recipe->count;
+  const std::string& fragment = recipe->fragment;
   const auto or_default = [&](std::string_view text) {
     return fragment.empty() ? std::string(text) : fragment;
   };
@@ -26,7 +26,7 @@ inline std::string generate(const std::uint8_t* data, std::size_t size) {
     for (int i = 0; i < n && text.size() < kMaxGenerated; ++i) write(i, std::to_string(i));
   };
   const std::string kind = "choice enum kind($d in Dimensions):\n  value A:\n  value B:\nend\n";
-  switch (shape) {
+  switch (recipe->shape) {
     case 0:  // many sets
       each([&](int, const std::string& i) {
         text += "set S" + i + " subsetof Dimensions:\n  iterator = \"" + or_default("$fun.dims()") +
