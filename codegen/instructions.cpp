@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "codegen/lowering.h"
+#include "perf_model/vector_access.h"
 #include "support/check.h"
 
 namespace sculpt::codegen {
@@ -38,18 +39,20 @@ IndexExpr temp_index(const Lowering& l, const backbone::Instruction& inst) {
   return {};
 }
 
-/// A vector access along the instruction's innermost loop when that loop is a vector loop,
-/// the index moves by one element per iteration and every other term keeps the alignment.
+/// A vector access along the instruction's innermost loop when that loop is a vector loop and
+/// the access is one there (perf_model/vector_access.h: the rule the bound charges by).
 void vectorize(const Lowering& l, const backbone::Instruction& inst, MemAccess& access) {
   const std::vector<int>& around = l.ancestors[inst.id.value];
   if (around.empty() || l.out.dims[around.back()].kind != LoopKind::kVector) return;
   const int v = around.back();
   const std::int64_t width = l.out.dims[v].size;
-  if (access.index.coeff(v) != 1 || width * backbone::elem_type_bytes(inst.type) > 16) return;
-  if (access.index.constant % width != 0) return;
+  std::vector<std::int64_t> coeffs{access.index.coeff(v)};
   for (const auto& [dim, coeff] : access.index.terms) {
-    if (dim != v && coeff % width != 0) return;
+    if (dim != v) coeffs.push_back(coeff);
   }
+  const perf_model::AffineAccess affine{coeffs, access.index.constant,
+                                        backbone::elem_type_bytes(inst.type)};
+  if (!perf_model::is_vector_access(affine, 0, width)) return;
   access.vector_dim = v;
   access.width = static_cast<int>(width);
 }

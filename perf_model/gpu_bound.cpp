@@ -7,6 +7,7 @@
 
 #include "gpu_space/fixed_choices.h"
 #include "perf_model/bounds.h"
+#include "perf_model/vector_access.h"
 #include "perf_model/warp_accesses.h"
 #include "support/check.h"
 
@@ -56,6 +57,35 @@ struct InstCost {
   WarpTotals charged_memory;
   WarpTotals executed_memory;
   bool exact = false;
+  /// Where exact: the dimension whose iterations one vector access moves, and their number.
+  std::optional<DimId> vector_dim;
+  std::int64_t vector_width = 1;
+};
+
+/// An access's address, in elements: along each of its instruction's dimensions (InstFacts::dims)
+/// and its constant offset.
+struct Address {
+  std::vector<std::int64_t> coeffs;
+  std::int64_t constant = 0;
+};
+
+/// What one thread's access moves at once: a vector access along dimension `vector` (-1: none)
+/// of `lane_bytes`, and `merge` consecutive ones along dimension `merged` (-1: none).
+struct Widening {
+  int vector = -1;
+  std::uint32_t lane_bytes = 4;
+  int merged = -1;
+  std::int64_t merge = 1;
+};
+
+/// How the lanes of a block's warps address memory, the loops that move the address (charged:
+/// those of its dependence loops and blocks, merged; executed: every one), and the iterations of
+/// its own loops its work does not depend on.
+struct Walk {
+  LaneShape lanes;
+  std::vector<Shift> charged;
+  std::vector<Shift> executed;
+  double hoistable = 1;
 };
 
 /// The whole GPU's figures, read once per bound.
@@ -137,13 +167,13 @@ class GpuBound {
     return *shared ? InstrClass::shared_store : InstrClass::global_store;
   }
 
-  /// Whether a memory instruction may access several elements at once along its dimension `d`:
-  /// a vector dimension (16 bytes at most), or an unrolled one whose consecutive accesses ptxas
-  /// merges into vector ones (four ld.shared.f32 of one thread at offsets 0, 4, 8, 12 become one
-  /// LDS.128, seen on an H200).
+  /// Whether a memory instruction may access several elements at once along its dimension `d`
+  /// (vector_access.h's rules over domains): a vector dimension (16 bytes at most), or an
+  /// unrolled one whose consecutive accesses ptxas merges into vector ones.
   bool may_merge(const InstCost& c, const DimView& d) const {
     return c.inst->access &&
-           ((d.may_be(kind::VECTOR) && d.lo * c.facts->elem_bytes <= 16) || d.may_be(kind::UNROLL));
+           ((d.may_be(kind::VECTOR) && d.lo * c.facts->elem_bytes <= kMaxAccessBytes) ||
+            d.may_be(kind::UNROLL));
   }
 
   InstCost cost(const backbone::Instruction& inst) {
@@ -164,10 +194,12 @@ class GpuBound {
     for (std::size_t k = 0; k < f.dims.size(); ++k) {
       const DimView& d = v_.dim(f.dims[k]);
       const bool merges = may_merge(c, d);
-      if (merges) widest = std::max(widest, std::min<double>(16 / f.elem_bytes, d.hi));
+      if (merges) {
+        widest = std::max(widest, std::min<double>(kMaxAccessBytes / f.elem_bytes, d.hi));
+      }
       if (!f.dep_dim[k] || !d.only(kSequential)) continue;
       // 16 bytes to an access at most.
-      seq_lo *= merges ? std::ceil(static_cast<double>(d.lo * f.elem_bytes) / 16)
+      seq_lo *= merges ? std::ceil(static_cast<double>(d.lo * f.elem_bytes) / kMaxAccessBytes)
                        : static_cast<double>(d.lo);
     }
     c.charged = f.distinct / widest / std::min<double>(kLanes, threads_hi_);
@@ -192,7 +224,6 @@ class GpuBound {
   /// The exact counts of an instruction whose own dimensions, block and grid are fixed.
   void exact_cost(InstCost& c, bool shared) {
     const InstFacts& f = *c.facts;
-    const backbone::Instruction& inst = *c.inst;
     if (!v_.shape_fixed || !blocks_fixed_) return;
     std::vector<std::int64_t> sizes(f.dims.size());
     for (std::size_t k = 0; k < f.dims.size(); ++k) {
@@ -200,111 +231,18 @@ class GpuBound {
       if (!d.fixed() || (d.kinds == kind::THREAD && !std::has_single_bit(d.levels))) return;
       sizes[k] = d.lo;
     }
-    // Address strides, in bytes, of each of its dimensions.
-    std::vector<std::int64_t> stride(f.dims.size(), 0);
-    std::int64_t constant = 0;
-    if (inst.access) {
-      if (f.temporary) {
-        const std::optional<backbone::Kernel::TempLayout> layout =
-            gpu_space::fixed_temp_layout(v_.candidate, inst.access->mem);
-        if (!layout || !memory_class(c, &shared)) return;
-        const backbone::CommId comm = v_.kernel.mem(inst.access->mem).added_by;
-        for (const auto& [m, elements] : layout->strides) {
-          const backbone::DimMapping& mapping = v_.kernel.mapping(m);
-          const DimId dim = f.is_store ? mapping.src : v_.kernel.load_dim(comm, mapping.dst);
-          const auto at = std::find(f.dims.begin(), f.dims.end(), dim);
-          SCULPT_CHECK(at != f.dims.end())
-              << inst.name << " does not iterate on its temporary's dims";
-          stride[at - f.dims.begin()] += elements * f.elem_bytes;
-        }
-      } else {
-        const auto strides =
-            v_.kernel.access_strides(inst.id, [&](DimId d) { return v_.dim(d).lo; });
-        for (const auto& [dim, elements] : strides) {
-          const auto at = std::find(f.dims.begin(), f.dims.end(), dim);
-          stride[at - f.dims.begin()] += elements * f.elem_bytes;
-        }
-        constant = inst.access->index.constant * f.elem_bytes;
-      }
+    const std::optional<Address> address = address_of(c);
+    if (!address) return;
+    const Widening widening = widening_of(c, sizes, *address);
+    if (widening.vector >= 0) {
+      c.vector_dim = f.dims[widening.vector];
+      c.vector_width = sizes[widening.vector];
     }
-    // A vector access along its vector dimension (codegen/instructions.cpp's rule): unit
-    // stride, at most 16 bytes, every other term a multiple of the width.
-    int vector = -1;
-    for (std::size_t k = 0; k < f.dims.size(); ++k) {
-      if (v_.dim(f.dims[k]).kinds == kind::VECTOR) vector = static_cast<int>(k);
-    }
-    std::uint32_t lane_bytes = static_cast<std::uint32_t>(f.elem_bytes);
-    if (vector >= 0 && inst.access) {
-      const std::int64_t bytes = sizes[vector] * f.elem_bytes;
-      bool aligned = stride[vector] == f.elem_bytes && bytes <= 16 && constant % bytes == 0;
-      for (std::size_t k = 0; k < f.dims.size(); ++k) {
-        if (static_cast<int>(k) != vector) aligned = aligned && stride[k] % bytes == 0;
-      }
-      if (aligned) {
-        lane_bytes = static_cast<std::uint32_t>(bytes);
-      } else {
-        vector = -1;  // unrolled into scalar accesses
-      }
-    } else {
-      vector = -1;
-    }
-    // ptxas merges a thread's accesses to consecutive addresses along an unrolled dimension into
-    // vector ones where their alignment shows (up to 16 bytes): the widest such merge is charged,
-    // the printed PTX's accesses are executed.
-    int merged = -1;
-    std::int64_t merge = 1;
-    for (std::size_t k = 0; inst.access && k < f.dims.size(); ++k) {
-      if (v_.dim(f.dims[k]).kinds != kind::UNROLL || stride[k] != lane_bytes) continue;
-      for (std::int64_t w = 16 / lane_bytes; w > merge; w /= 2) {
-        const std::int64_t bytes = w * lane_bytes;
-        bool aligned = sizes[k] % w == 0 && constant % bytes == 0;
-        for (std::size_t j = 0; j < f.dims.size(); ++j) {
-          if (j != k && static_cast<int>(j) != vector) aligned = aligned && stride[j] % bytes == 0;
-        }
-        if (!aligned) continue;
-        merged = static_cast<int>(k);
-        merge = w;
-        break;
-      }
-    }
-    // Lanes: the instruction's thread dimensions give each lane its address; a thread
-    // dimension smaller than its level leaves threads idle, and a store runs on one thread of
-    // each level it does not depend on. Its block and sequential dimensions move the address
-    // of the whole warp: those of its dependence loops are charged, every one is executed.
-    LaneShape lanes;
-    lanes.lane_bytes = lane_bytes;
-    std::array<bool, 3> own_level{false, false, false};
-    for (std::uint32_t l = 0; l < 3; ++l) {
-      lanes.block[l] = v_.level_size[l].lo;
-      lanes.bound[l] = lanes.block[l];
-    }
-    std::vector<Shift> charged_shifts;
-    std::vector<Shift> executed_shifts;
-    double hoistable = 1;  // iterations of its own loops its work does not depend on
-    for (std::size_t k = 0; k < f.dims.size(); ++k) {
-      const DimView& d = v_.dim(f.dims[k]);
-      if (d.kinds == kind::THREAD) {
-        const int l = std::countr_zero(d.levels);
-        own_level[l] = true;
-        lanes.coeff[l] = stride[k];
-        lanes.bound[l] = std::min(lanes.bound[l], sizes[k]);
-      } else if (static_cast<int>(k) != vector) {
-        executed_shifts.push_back({stride[k], sizes[k]});
-        const std::int64_t w = static_cast<int>(k) == merged ? merge : 1;
-        if (f.dep_dim[k] || d.kinds == kind::BLOCK) {
-          charged_shifts.push_back({stride[k] * w, sizes[k] / w});
-        } else {
-          hoistable *= static_cast<double>(sizes[k]);
-        }
-      }
-    }
-    if (f.is_store) {
-      for (std::uint32_t l = 0; l < 3; ++l) {
-        if (!own_level[l] && lanes.block[l] > 1) lanes.bound[l] = 0;
-      }
-    }
-    LaneShape merged_lanes = lanes;
-    merged_lanes.lane_bytes *= static_cast<std::uint32_t>(merge);
+    // Address strides and offset, in bytes.
+    std::vector<std::int64_t> stride(f.dims.size());
+    for (std::size_t k = 0; k < f.dims.size(); ++k) stride[k] = address->coeffs[k] * f.elem_bytes;
+    const std::int64_t constant = address->constant * f.elem_bytes;
+    const Walk walk = walk_of(f, sizes, stride, widening);
     // Blocks of dimensions it does not iterate on run it too, as copies.
     std::vector<DimId> own_blocks;
     for (DimId d : f.dims) {
@@ -313,36 +251,148 @@ class GpuBound {
     const double other_blocks =
         v_.product_lo(v_.dims_of_kind(kind::BLOCK, /*certain=*/true), own_blocks);
     const double issued = issued_per_execution(c);
-    if (!inst.access) {
+    c.exact = true;
+    if (!c.inst->access) {
       double iterations = other_blocks * warps_lo_;
-      for (const Shift& s : charged_shifts) iterations *= static_cast<double>(s.size);
+      for (const Shift& s : walk.charged) iterations *= static_cast<double>(s.size);
       c.charged = iterations;
       c.per_warp = iterations / (blocks_lo_ * warps_lo_) * issued;
-      c.exact = true;
-      if (executed_) c.executed = iterations * hoistable * outside_repeats(inst, f);
+      if (executed_) c.executed = iterations * walk.hoistable * outside_repeats(*c.inst, f);
       return;
     }
+    memory_cost(c, shared, walk, widening, constant, other_blocks);
+    c.per_warp = c.charged / (blocks_lo_ * warps_lo_) * issued;
+  }
+
+  /// An access's address in elements: its coefficient along each of its instruction's
+  /// dimensions and its constant (all 0 for an instruction that accesses no memory); none while
+  /// a temporary's layout or memory space is open.
+  std::optional<Address> address_of(const InstCost& c) const {
+    const InstFacts& f = *c.facts;
+    const backbone::Instruction& inst = *c.inst;
+    Address address{std::vector<std::int64_t>(f.dims.size(), 0), 0};
+    if (!inst.access) return address;
+    if (!f.temporary) {
+      const auto strides = v_.kernel.access_strides(inst.id, [&](DimId d) { return v_.dim(d).lo; });
+      for (const auto& [dim, elements] : strides) {
+        const auto at = std::find(f.dims.begin(), f.dims.end(), dim);
+        address.coeffs[at - f.dims.begin()] += elements;
+      }
+      address.constant = inst.access->index.constant;
+      return address;
+    }
+    const std::optional<backbone::Kernel::TempLayout> layout =
+        gpu_space::fixed_temp_layout(v_.candidate, inst.access->mem);
+    bool shared = false;
+    if (!layout || !memory_class(c, &shared)) return std::nullopt;
+    const backbone::CommId comm = v_.kernel.mem(inst.access->mem).added_by;
+    for (const auto& [m, elements] : layout->strides) {
+      const backbone::DimMapping& mapping = v_.kernel.mapping(m);
+      const DimId dim = f.is_store ? mapping.src : v_.kernel.load_dim(comm, mapping.dst);
+      const auto at = std::find(f.dims.begin(), f.dims.end(), dim);
+      SCULPT_CHECK(at != f.dims.end()) << inst.name << " does not iterate on its temporary's dims";
+      address.coeffs[at - f.dims.begin()] += elements;
+    }
+    return address;
+  }
+
+  /// What one thread's access moves at once (vector_access.h): a vector access along its
+  /// vector dimension where codegen prints one, and the widest merge ptxas makes of
+  /// consecutive accesses along an unrolled dimension, which is charged (the printed PTX's
+  /// accesses are executed).
+  Widening widening_of(const InstCost& c, const std::vector<std::int64_t>& sizes,
+                       const Address& address) const {
+    const InstFacts& f = *c.facts;
+    Widening w;
+    w.lane_bytes = static_cast<std::uint32_t>(f.elem_bytes);
+    if (!c.inst->access) return w;
+    const AffineAccess affine{address.coeffs, address.constant, f.elem_bytes};
+    std::optional<std::size_t> vector;
+    for (std::size_t k = 0; k < f.dims.size(); ++k) {
+      if (v_.dim(f.dims[k]).kinds == kind::VECTOR) vector = k;
+    }
+    if (vector && is_vector_access(affine, *vector, sizes[*vector])) {
+      w.vector = static_cast<int>(*vector);
+      w.lane_bytes = static_cast<std::uint32_t>(sizes[*vector] * f.elem_bytes);
+    } else {
+      vector.reset();  // unrolled into scalar accesses
+    }
+    const std::int64_t lane = vector ? sizes[*vector] : 1;
+    for (std::size_t k = 0; k < f.dims.size(); ++k) {
+      if (v_.dim(f.dims[k]).kinds != kind::UNROLL) continue;
+      const std::int64_t merge = merged_accesses(affine, k, sizes[k], lane, vector);
+      if (merge > w.merge) {
+        w.merged = static_cast<int>(k);
+        w.merge = merge;
+      }
+    }
+    return w;
+  }
+
+  /// Lanes: the instruction's thread dimensions give each lane its address; a thread
+  /// dimension smaller than its level leaves threads idle, and a store runs on one thread of
+  /// each level it does not depend on. Its block and sequential dimensions move the address
+  /// of the whole warp: those of its dependence loops are charged, every one is executed.
+  Walk walk_of(const InstFacts& f, const std::vector<std::int64_t>& sizes,
+               const std::vector<std::int64_t>& stride, const Widening& widening) const {
+    Walk walk;
+    LaneShape& lanes = walk.lanes;
+    lanes.lane_bytes = widening.lane_bytes;
+    std::array<bool, 3> own_level{false, false, false};
+    for (std::uint32_t l = 0; l < 3; ++l) {
+      lanes.block[l] = v_.level_size[l].lo;
+      lanes.bound[l] = lanes.block[l];
+    }
+    for (std::size_t k = 0; k < f.dims.size(); ++k) {
+      const DimView& d = v_.dim(f.dims[k]);
+      if (d.kinds == kind::THREAD) {
+        const int l = std::countr_zero(d.levels);
+        own_level[l] = true;
+        lanes.coeff[l] = stride[k];
+        lanes.bound[l] = std::min(lanes.bound[l], sizes[k]);
+      } else if (static_cast<int>(k) != widening.vector) {
+        walk.executed.push_back({stride[k], sizes[k]});
+        const std::int64_t w = static_cast<int>(k) == widening.merged ? widening.merge : 1;
+        if (f.dep_dim[k] || d.kinds == kind::BLOCK) {
+          walk.charged.push_back({stride[k] * w, sizes[k] / w});
+        } else {
+          walk.hoistable *= static_cast<double>(sizes[k]);
+        }
+      }
+    }
+    if (f.is_store) {
+      for (std::uint32_t l = 0; l < 3; ++l) {
+        if (!own_level[l] && lanes.block[l] > 1) lanes.bound[l] = 0;
+      }
+    }
+    return walk;
+  }
+
+  /// A memory access's warp instructions, sectors and wavefronts: charged with ptxas's merges,
+  /// executed as printed.
+  void memory_cost(InstCost& c, bool shared, const Walk& walk, const Widening& widening,
+                   std::int64_t constant, double other_blocks) const {
     const std::int64_t sector = static_cast<std::int64_t>(gpu_.rates.sector_bytes.value);
     const std::uint32_t banks = static_cast<std::uint32_t>(gpu_.rates.shared_banks.value);
     auto in_its_space = [&](WarpTotals t) {
       (shared ? t.sectors : t.wavefronts) = 0;
       return t;
     };
+    LaneShape merged_lanes = walk.lanes;
+    merged_lanes.lane_bytes *= static_cast<std::uint32_t>(widening.merge);
     c.charged_memory = in_its_space(
-        scaled(warp_totals(merged_lanes, charged_shifts, constant, sector, banks), other_blocks));
-    if (f.temporary && !shared) {
+        scaled(warp_totals(merged_lanes, walk.charged, constant, sector, banks), other_blocks));
+    if (c.facts->temporary && !shared) {
       // A module's global array is aligned to 16 bytes only: charge the cheaper placement.
       const WarpTotals moved =
-          warp_totals(merged_lanes, charged_shifts, constant + 16, sector, banks);
+          warp_totals(merged_lanes, walk.charged, constant + 16, sector, banks);
       c.charged_memory.sectors = std::min(c.charged_memory.sectors, moved.sectors * other_blocks);
     }
     c.charged = c.charged_memory.accesses;
-    c.per_warp = c.charged / (blocks_lo_ * warps_lo_) * issued;
-    c.exact = true;
     if (!executed_) return;
     c.executed_memory =
-        in_its_space(scaled(warp_totals(lanes, executed_shifts, constant, sector, banks),
-                            other_blocks * outside_repeats(inst, f)));
+        in_its_space(scaled(warp_totals(walk.lanes, walk.executed, constant, sector, banks),
+                            other_blocks * outside_repeats(*c.inst, *c.facts)));
     c.executed = c.executed_memory.accesses;
   }
 
@@ -484,6 +534,8 @@ class GpuBound {
       counts.executed_wavefronts =
           std::max(cost.executed_memory.wavefronts, cost.charged_memory.wavefronts);
       counts.exact = cost.exact && v_.fully_specified;
+      counts.vector_dim = cost.vector_dim;
+      counts.vector_width = cost.vector_width;
       out_.counts.instructions.push_back(std::move(counts));
     }
   }

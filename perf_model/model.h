@@ -17,6 +17,7 @@
 // (or address) depends on are charged; every warp of every block still issues its own copy.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,11 @@ struct InstructionCounts {
   double executed_wavefronts = 0;
   /// Whether the counts above are exact for the PTX (every choice they read is fixed).
   bool exact = false;
+  /// Where its dimensions, block and grid are fixed, for an access: the dimension whose
+  /// iterations one vector access of the printed code moves (vector_access.h), and their number;
+  /// none and 1 where it stays scalar.
+  std::optional<backbone::DimId> vector_dim;
+  std::int64_t vector_width = 1;
 };
 
 struct Counts {
