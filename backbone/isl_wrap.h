@@ -5,10 +5,13 @@
 #include <isl/ctx.h>
 #include <isl/flow.h>
 #include <isl/map.h>
+#include <isl/point.h>
 #include <isl/set.h>
 #include <isl/union_map.h>
 #include <isl/union_set.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -46,6 +49,23 @@ using UnionAccessInfo =
     Handle<isl_union_access_info, isl_union_access_info_copy, isl_union_access_info_free>;
 using UnionFlow = Handle<isl_union_flow, isl_union_flow_copy, isl_union_flow_free>;
 
+/// A point of a set, read by the names of its parameters and dimensions.
+class Point {
+ public:
+  explicit Point(isl_point* owned) : point_(owned) {}
+  /// The value of the parameter or the set dimension named `name`; nothing for a name the set
+  /// does not have (isl drops a parameter no constraint names).
+  std::optional<std::int64_t> parameter(const std::string& name) const;
+  std::optional<std::int64_t> dimension(const std::string& name) const;
+
+ private:
+  std::optional<std::int64_t> coordinate(isl_dim_type type, const std::string& name) const;
+  Handle<isl_point, isl_point_copy, isl_point_free> point_;
+};
+
+/// A point of `set`; nothing when it is empty.
+std::optional<Point> sample(const Set& set);
+
 /// Owns the isl context; every object built from it must be gone before it is.
 class Ctx {
  public:
@@ -56,6 +76,7 @@ class Ctx {
   isl_ctx* get() const { return ctx_; }
 
   // Parsers for isl's textual notation; text built by sculpt is always valid (checked).
+  Set set(const std::string& text) const;
   UnionSet union_set(const std::string& text) const;
   UnionMap union_map(const std::string& text) const;
   Map map(const std::string& text) const;

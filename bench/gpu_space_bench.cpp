@@ -16,7 +16,7 @@
 #include "bench/candidate_bench.h"
 #include "gpu_space/space.h"
 #include "perf_model/description.h"
-#include "search/descent.h"
+#include "search/session/descent.h"
 #include "zoo/zoo.h"
 
 namespace {

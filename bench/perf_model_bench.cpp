@@ -11,7 +11,7 @@
 
 #include "perf_model/model.h"
 #include "perf_model/warp_accesses.h"
-#include "search/descent.h"
+#include "search/session/descent.h"
 #include "zoo/zoo.h"
 
 namespace {

@@ -14,12 +14,16 @@
 #include <vector>
 
 #include "perf_model/model.h"
-#include "search/additive_model.h"
-#include "search/session.h"
-#include "search/stand_in_device.h"
+#include "search/gpu/code_features.h"
+#include "search/model/additive_model.h"
+#include "search/session/session.h"
+#include "search/session/stand_in_device.h"
 #include "zoo/zoo.h"
 
 namespace {
+
+/// What MCTS learns its model of: the code a candidate of the GPU space becomes.
+const sculpt::search::CodeFeatures kCodeFeatures;
 
 using sculpt::search::AlgorithmKind;
 
@@ -52,6 +56,7 @@ void BM_Session(benchmark::State& state, AlgorithmKind algorithm) {
   for (auto _ : state) {
     sculpt::search::StandInDevice device(std::chrono::microseconds(0));
     sculpt::search::SessionOptions options;
+    options.features = &kCodeFeatures;
     options.algorithm = algorithm;
     options.evals = state.range(0);
     options.seed = seed++;
@@ -77,9 +82,9 @@ BENCHMARK_CAPTURE(BM_Session, mcts, AlgorithmKind::mcts)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Session, bb, AlgorithmKind::bb)->Arg(50)->Unit(benchmark::kMillisecond);
 
-/// The learnt model that screening asks (search/additive_model.h) fed state.range(0) samples as
-/// a long GPU search would: each a candidate of matmul 1024^3 (2,200 moves, every decision one of
-/// four values) with a time.
+/// The learnt model that screening asks (search/model/additive_model.h) fed state.range(0) samples
+/// as a long GPU search would: each a candidate of matmul 1024^3 (2,200 moves, every decision one
+/// of four values) with a time.
 void BM_AdditiveModel(benchmark::State& state) {
   constexpr int kDecisions = 2200;
   std::vector<std::vector<std::uint64_t>> samples(static_cast<std::size_t>(state.range(0)));

@@ -33,6 +33,7 @@ install(TARGETS ${sculpt_package_targets} EXPORT sculptTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES explorer/sculpt.h explorer/sculpt_types.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sculpt)
+install(FILES support/error.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sculpt/support)
 install(EXPORT sculptTargets NAMESPACE sculpt::
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/sculpt)
 configure_package_config_file(cmake/sculptConfig.cmake.in

@@ -59,7 +59,7 @@ class CpuEvaluator final : public Evaluator {
   explicit CpuEvaluator(CpuEvaluatorOptions options = {});
   ~CpuEvaluator() override;
 
-  std::string name() const override { return "cpu"; }
+  Kind kind() const override { return Kind::cpu; }
   void cancel_waiting() override { pipeline_->cancel_waiting(); }
   DeviceTimes times() const override { return pipeline_->times(); }
   /// While a candidate runs, with compilation paused for it (the options' default).

@@ -65,7 +65,7 @@ class CudaEvaluator final : public Evaluator {
   explicit CudaEvaluator(CudaEvaluatorOptions options = {});
   ~CudaEvaluator() override;
 
-  std::string name() const override { return "cuda"; }
+  Kind kind() const override { return Kind::cuda; }
   /// "sm_90": the compute capability that device_description() ends with.
   std::string architecture() const override;
   std::string model() const override { return description_; }

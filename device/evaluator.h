@@ -11,30 +11,15 @@
 #include <string_view>
 #include <vector>
 
+#include "device/kind.h"
 #include "device/problem.h"
+#include "support/error.h"
 
 namespace sculpt::device {
 
-enum class Language { c, ptx };
-
-/// Grid and block sizes and dynamic shared memory of a GPU launch; the CPU device ignores it
-/// (the generated C iterates over blocks and threads itself).
-struct LaunchConfig {
-  std::array<std::uint32_t, 3> grid = {1, 1, 1};
-  std::array<std::uint32_t, 3> block = {1, 1, 1};
-  std::uint32_t shared_bytes = 0;
-};
-
-/// The code of one candidate. Its entry point takes its parameters the way cuLaunchKernel's
-/// `kernelParams` does: for C, `extern "C" void <entry>(void** params)` where `params[i]`
-/// points to the i-th parameter's value (for an array, to the pointer to its first element;
-/// for a scalar, to the scalar).
-struct KernelCode {
-  Language language = Language::c;
-  std::string source{};
-  std::string entry{};
-  LaunchConfig launch{};
-};
+// A device evaluates the code codegen makes (codegen/kernel_code.h).
+using codegen::KernelCode;
+using codegen::LaunchConfig;
 
 /// How an evaluation ended; the names are those of the event log.
 enum class Check { ok, wrong, fault, timeout, compile_error };
@@ -77,9 +62,9 @@ RunStatistics summarize_runs(std::vector<std::int64_t> run_ns);
 /// search cannot go on, unlike a faulty candidate, which is an Evaluation.
 class Cutoff;
 
-class DeviceError : public std::runtime_error {
+class DeviceError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit DeviceError(const std::string& message) : Error(Error::Kind::environment, message) {}
 };
 
 /// A queued candidate left unmeasured: times measured while it waited put the cutoff at or
@@ -100,8 +85,9 @@ class Evaluator {
  public:
   virtual ~Evaluator() = default;
 
+  virtual Kind kind() const = 0;
   /// The device's name in logs: "cpu", "cuda".
-  virtual std::string name() const = 0;
+  std::string name() const { return std::string(device::name(kind())); }
   /// What the device is, for its performance model: "cpu", or a GPU's compute capability
   /// ("sm_90").
   virtual std::string architecture() const { return name(); }

@@ -53,7 +53,12 @@ std::string EvaluatorPool::refusal_of(const std::vector<std::pair<int, Hello>>& 
     if (it == devices.end()) it = devices.insert(devices.end(), {device, {}});
     it->second.push_back(fmt::format("{} on {}", rank, hello.host));
   }
-  if (devices.size() == 1) return "";
+  if (devices.size() == 1) {
+    const std::string& name = hellos.front().second.name;
+    if (device::kind_named(name)) return "";
+    return fmt::format("the evaluator ranks measure on a device this sculpt does not know: {} ({})",
+                       name, device::kind_names());
+  }
   std::vector<std::string> groups;
   for (const auto& [device, ranks] : devices) {
     groups.push_back(
@@ -90,7 +95,13 @@ EvaluatorPool::~EvaluatorPool() {
 std::unique_ptr<search::CandidateEvaluator> EvaluatorPool::open(const ProblemMessage& problem) {
   const std::string bytes = encode(problem);
   for (const EvaluatorRank& r : ranks_) link_.send(r.rank, Tag::problem, bytes);
-  return std::make_unique<MpiEvaluator>(link_, ranks_, device_.name, broken_);
+  return std::make_unique<MpiEvaluator>(link_, ranks_, device_kind(), broken_);
+}
+
+device::Kind EvaluatorPool::device_kind() const {
+  const std::optional<device::Kind> kind = device::kind_named(device_.name);
+  SCULPT_CHECK(kind) << "a pool with a refusal has no device";
+  return *kind;
 }
 
 }  // namespace sculpt::distributed

@@ -10,7 +10,7 @@
 #include "distributed/link.h"
 #include "distributed/mpi_evaluator.h"
 #include "distributed/mpi_session.h"
-#include "search/candidate_evaluator.h"
+#include "search/session/candidate_evaluator.h"
 
 namespace sculpt::distributed {
 
@@ -27,9 +27,9 @@ class EvaluatorPool {
   /// Why these ranks cannot search together: ranks without a device, or ranks on different
   /// devices, each named with its host and device; empty when they can.
   const std::string& refusal() const { return refusal_; }
-  /// Their device, alike on every rank, as device::Evaluator names it: "cuda", "sm_90",
-  /// "NVIDIA H100 80GB HBM3 (sm_90)".
-  const std::string& device_name() const { return device_.name; }
+  /// Their device, alike on every rank (when there is no refusal), as device::Evaluator says:
+  /// its kind, its architecture ("sm_90") and its model ("NVIDIA H100 80GB HBM3 (sm_90)").
+  device::Kind device_kind() const;
   const std::string& architecture() const { return device_.architecture; }
   const std::string& model() const { return device_.model; }
   int size() const { return static_cast<int>(ranks_.size()); }

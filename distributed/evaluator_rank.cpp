@@ -8,7 +8,7 @@
 #include "device/cutoff.h"
 #include "distributed/link.h"
 #include "frontend/definition.h"
-#include "search/problem.h"
+#include "search/session/problem.h"
 #include "zoo/zoo.h"
 
 namespace sculpt::distributed {

@@ -10,7 +10,7 @@
 
 #include "device/problem.h"
 #include "distributed/mpi_session.h"
-#include "search/candidate_evaluator.h"
+#include "search/session/candidate_evaluator.h"
 
 namespace sculpt::distributed {
 

@@ -23,9 +23,9 @@ struct Message {
 };
 
 /// An MPI call failed: the message names it and MPI's reason.
-class LinkError : public std::runtime_error {
+class LinkError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit LinkError(const std::string& message) : Error(Error::Kind::environment, message) {}
 };
 
 /// On MPI_COMM_WORLD; one thread at a time. Every call throws LinkError.

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "codegen/device_code.h"
 #include "gpu_space/space.h"
-#include "search/stand_in_device.h"
 
 namespace sculpt::distributed {
 namespace {
@@ -16,11 +16,11 @@ constexpr int kPerRank = 2;
 
 }  // namespace
 
-MpiEvaluator::MpiEvaluator(Link& link, std::vector<EvaluatorRank> ranks, std::string device_name,
+MpiEvaluator::MpiEvaluator(Link& link, std::vector<EvaluatorRank> ranks, device::Kind kind,
                            std::shared_ptr<std::atomic<bool>> broken)
     : link_(link),
       ranks_(std::move(ranks)),
-      device_name_(std::move(device_name)),
+      kind_(kind),
       broken_(std::move(broken)),
       load_(ranks_.size()),
       times_(ranks_.size()),
@@ -39,9 +39,9 @@ MpiEvaluator::~MpiEvaluator() {
 
 search::Submission MpiEvaluator::prepare(const spacegen::CandidateBase& candidate,
                                          double bound_ns) const {
-  if (device_name_ == search::StandInDevice::kName) return {{}, bound_ns, candidate.hash()};
-  return {search::kernel_code(static_cast<const gpu_space::Candidate&>(candidate),
-                              search::device_language(device_name_), "candidate"),
+  if (kind_ == device::Kind::stand_in) return {{}, bound_ns, candidate.hash()};
+  return {codegen::kernel_code(static_cast<const gpu_space::Candidate&>(candidate),
+                               device::language_of(kind_), "candidate"),
           bound_ns, candidate.hash()};
 }
 

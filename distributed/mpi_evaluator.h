@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "distributed/link.h"
-#include "search/candidate_evaluator.h"
+#include "search/session/candidate_evaluator.h"
 
 namespace sculpt::distributed {
 
@@ -28,18 +28,18 @@ struct EvaluatorRank {
 
 class MpiEvaluator final : public search::CandidateEvaluator {
  public:
-  /// Measures on `ranks`, which hold the problem, each with a device named `device_name`
-  /// ("cpu", "cuda", "stand-in"); candidates travel as code in that device's language (a
-  /// stand-in takes none). Sets `broken` when the link to the ranks fails: they can no longer be
-  /// told to stop, and every evaluation fails with a device::DeviceError.
-  MpiEvaluator(Link& link, std::vector<EvaluatorRank> ranks, std::string device_name,
+  /// Measures on `ranks`, which hold the problem, each with a device of `kind`; candidates
+  /// travel as code in that device's language (a stand-in takes none). Sets `broken` when the link
+  /// to the ranks fails: they can no longer be told to stop, and every evaluation fails with a
+  /// device::DeviceError.
+  MpiEvaluator(Link& link, std::vector<EvaluatorRank> ranks, device::Kind kind,
                std::shared_ptr<std::atomic<bool>> broken);
   /// Abandons what is still under way.
   ~MpiEvaluator() override;
   MpiEvaluator(const MpiEvaluator&) = delete;
   MpiEvaluator& operator=(const MpiEvaluator&) = delete;
 
-  std::string device_name() const override { return device_name_; }
+  device::Kind device_kind() const override { return kind_; }
   search::Submission prepare(const spacegen::CandidateBase& candidate,
                              double bound_ns) const override;
   std::future<device::Evaluation> submit(const search::Submission& submission,
@@ -70,7 +70,7 @@ class MpiEvaluator final : public search::CandidateEvaluator {
 
   Link& link_;
   const std::vector<EvaluatorRank> ranks_;
-  const std::string device_name_;
+  const device::Kind kind_;
   const std::shared_ptr<std::atomic<bool>> broken_;
 
   mutable std::mutex mutex_;

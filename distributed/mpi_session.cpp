@@ -5,17 +5,19 @@
 
 #include <stdexcept>
 
+#include "support/error.h"
+
 namespace sculpt::distributed {
 
 MpiSession::MpiSession() {
   int provided = 0;
   if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
-    throw std::runtime_error("MPI cannot start (MPI_Init_thread failed)");
+    throw Error(Error::Kind::environment, "MPI cannot start (MPI_Init_thread failed)");
   }
   if (provided < MPI_THREAD_SERIALIZED) {
     MPI_Finalize();
-    throw std::runtime_error(
-        "this MPI library does not let threads take turns (MPI_THREAD_SERIALIZED)");
+    throw Error(Error::Kind::environment,
+                "this MPI library does not let threads take turns (MPI_THREAD_SERIALIZED)");
   }
   // A failed call returns its error, which the caller turns into a message, rather than abort.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

@@ -10,7 +10,8 @@
 #include <string_view>
 
 #include "device/evaluator.h"
-#include "search/candidate_evaluator.h"
+#include "search/session/candidate_evaluator.h"
+#include "support/error.h"
 
 namespace sculpt::distributed {
 
@@ -78,9 +79,9 @@ struct EvaluationMessage {
 };
 
 /// Bytes that do not decode as the message their tag says: truncated, or from another version.
-class WireError : public std::runtime_error {
+class WireError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit WireError(const std::string& message) : Error(Error::Kind::environment, message) {}
 };
 
 std::string encode(const Hello& message);

@@ -10,8 +10,8 @@
 
 #include "explorer/command.h"
 #include "perf_model/model.h"
-#include "search/device_description.h"
-#include "search/logged_search.h"
+#include "search/gpu/logged_search.h"
+#include "search/session/device_description.h"
 #include "support/duration.h"
 #include "zoo/zoo.h"
 
@@ -53,7 +53,7 @@ int bound_of_space(const BoundOptions& o) {
   if (!lookup.ok()) return fail(lookup.error);
   std::string error;
   const std::optional<perf_model::Description> description =
-      search::device_description("cuda", o.description, &error);
+      search::device_description(device::Kind::cuda, {}, o.description, &error);
   if (!description) return fail(error);
   const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
   const auto root = gpu_space::make_root(kernel, description->limits);

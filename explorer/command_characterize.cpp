@@ -18,9 +18,10 @@
 #include <vector>
 
 #include "device/cpu_characterization.h"
+#include "device/description_of.h"
 #include "explorer/command.h"
 #include "perf_model/description.h"
-#include "search/device_description.h"
+#include "search/session/device_description.h"
 #include "support/atomic_file.h"
 #include "support/check.h"
 #ifdef SCULPT_HAVE_CUDA
@@ -122,7 +123,7 @@ int characterize_cpu(const CharacterizeOptions& o) {
   } catch (const device::DeviceError& e) {
     return fail(e.what());
   }
-  const perf_model::Description description = search::cpu_description(c);
+  const perf_model::Description description = device::cpu_description(c);
   fmt::print("cpu: {}, {}-byte vectors, measured in {:.1f} s\n", description.about, c.simd_bytes,
              c.seconds);
   return report(o, description,
@@ -145,7 +146,7 @@ int characterize_cuda(const CharacterizeOptions& o) {
     return fail(e.what());
   }
   fmt::print("gpu: {}, measured in {:.1f} s\n", c.device, c.seconds);
-  return report(o, search::gpu_description(c), "");
+  return report(o, device::gpu_description(c), "");
 #else
   (void)o;
   return fail("this sculpt was built without CUDA support (cuda.h was not found at build time)");
@@ -164,7 +165,8 @@ int run_characterize(const CharacterizeOptions& o) {
       return fail(fmt::format("cannot write {}: {}", o.out, why));
     }
   }
-  return o.device == "cuda" ? characterize_cuda(o) : characterize_cpu(o);
+  return device::kind_named(o.device) == device::Kind::cuda ? characterize_cuda(o)
+                                                            : characterize_cpu(o);
 }
 
 }  // namespace

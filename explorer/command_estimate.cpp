@@ -1,7 +1,7 @@
 // `sculpt estimate`: the size of a kernel's implementation space at one problem size (the
 // number of fully specified candidates), by Knuth's random descents and Chen's heuristic
-// sampling (search/estimate.h), each with its 95% interval, the rate of dead ends, the time
-// taken and the rate of samples. Samples are drawn on every hardware thread unless --jobs says
+// sampling (search/estimate/estimate.h), each with its 95% interval, the rate of dead ends, the
+// time taken and the rate of samples. Samples are drawn on every hardware thread unless --jobs says
 // otherwise; the estimate depends on the seed alone. A Ctrl-C keeps the samples finished.
 #include <fmt/format.h>
 
@@ -20,7 +20,7 @@
 #include "explorer/stop_on_signal.h"
 #include "gpu_space/space.h"
 #include "perf_model/model.h"
-#include "search/estimate.h"
+#include "search/estimate/estimate.h"
 #include "support/duration.h"
 #include "support/progress.h"
 #include "zoo/zoo.h"

@@ -9,13 +9,14 @@
 #include <vector>
 
 #include "codegen/cuda_printer.h"
+#include "codegen/device_code.h"
 #include "codegen/lower.h"
 #include "explorer/command.h"
 #include "explorer/device_choice.h"
-#include "search/best_code.h"
-#include "search/candidate_evaluator.h"
-#include "search/logged_search.h"
-#include "search/problem.h"
+#include "search/gpu/logged_search.h"
+#include "search/log/best_code.h"
+#include "search/session/candidate_evaluator.h"
+#include "search/session/problem.h"
 #include "support/duration.h"
 
 namespace sculpt::explorer {
@@ -38,7 +39,7 @@ int fail(const std::string& message) {
 
 /// The logged device's own language: what its best file holds.
 std::string logged_language(const search::LoggedSearch& logged) {
-  return logged.log().header.device == "cuda" ? "ptx" : "c";
+  return device::language_of(logged.log().header.device) == device::Language::ptx ? "ptx" : "c";
 }
 
 /// The code of `candidate` in `language` (c, ptx or cuda), as a best file holds it below its
@@ -46,10 +47,10 @@ std::string logged_language(const search::LoggedSearch& logged) {
 std::string listing(const gpu_space::Candidate& candidate, const std::string& language) {
   if (language == "cuda") {
     const codegen::LoweredKernel lowered = codegen::lower(candidate);
-    return search::launch_comment("candidate", search::launch_config(lowered)) +
+    return search::launch_comment("candidate", codegen::launch_config(lowered)) +
            codegen::print_cuda(lowered, "candidate");
   }
-  return search::code_listing(search::kernel_code(
+  return search::code_listing(codegen::kernel_code(
       candidate, language == "ptx" ? device::Language::ptx : device::Language::c, "candidate"));
 }
 
@@ -73,19 +74,18 @@ bool measure(const search::LoggedSearch& logged,
              device::Evaluator& device) {
   const std::shared_ptr<const device::Problem> problem = search::make_problem(
       logged.info(), logged.sizes(), logged.kernel(), logged.log().header.seed);
-  const device::Language language =
-      device.name() == "cuda" ? device::Language::ptx : device::Language::c;
+  const device::Language language = device::language_of(device.kind());
   std::vector<std::future<device::Evaluation>> evaluations;
   for (const auto& [e, candidate] : candidates)
     evaluations.push_back(
-        device.submit(search::kernel_code(*candidate, language, "candidate"), problem));
+        device.submit(codegen::kernel_code(*candidate, language, "candidate"), problem));
   bool all_ok = true;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const search::LogEvaluation& e = *candidates[i].first;
     const device::Evaluation now = evaluations[i].get();
     all_ok = all_ok && now.check == device::Check::ok;
     fmt::print("candidate {} on {}: {}; logged on {}: {}{}\n", e.id, device.name(), describe(now),
-               logged.log().header.device, e.check,
+               device::name(logged.log().header.device), e.check,
                e.time_ns ? ", " + support::format_ns(*e.time_ns) : std::string());
   }
   return all_ok;

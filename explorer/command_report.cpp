@@ -11,7 +11,7 @@
 
 #include "explorer/command.h"
 #include "report/html_report.h"
-#include "search/logged_search.h"
+#include "search/gpu/logged_search.h"
 
 namespace sculpt::explorer {
 namespace {

@@ -19,9 +19,11 @@
 #include "explorer/search_run.h"
 #include "explorer/stop_on_signal.h"
 #include "frontend/definition.h"
-#include "search/session.h"
-#include "search/stand_in_device.h"
+#include "search/session/device_defaults.h"
+#include "search/session/session.h"
+#include "search/session/stand_in_device.h"
 #include "support/duration.h"
+#include "support/error.h"
 
 namespace sculpt::explorer {
 namespace {
@@ -134,7 +136,7 @@ std::optional<search::SessionOptions> session_options(const SearchCommandOptions
 std::optional<std::chrono::microseconds> stand_in_latency(const SearchCommandOptions& o,
                                                           std::string* error) {
   if (!o.stand_in_latency) return std::chrono::microseconds(0);
-  if (o.device != search::StandInDevice::kName) {
+  if (device::kind_named(o.device) != device::Kind::stand_in) {
     *error = "--stand-in-latency is for --device stand-in only";
     return std::nullopt;
   }
@@ -177,8 +179,8 @@ int search_and_report(const SearchCommandOptions& o, SearchRequest request) {
     // Scoped: the progress line ends before the summary or an error is printed.
     SearchProgress progress(options.evals, run.logged(), options.budget);
     outcome = run.run([&](const SearchProgressState& state) { progress.update(state); });
-  } catch (const SearchError& e) {
-    if (e.exit_code() == kExitInterrupted) {
+  } catch (const Error& e) {
+    if (e.kind() == Error::Kind::interrupted) {
       std::fprintf(stderr, "sculpt search: interrupted by %s %s; nothing was evaluated\n",
                    device::describe_signal(stop.signal()).c_str(), e.what());
       return kExitInterrupted + stop.signal();
@@ -272,7 +274,7 @@ Command add_search_command(CLI::App& sculpt) {
                   "auto (the GPU when one answers), cpu or cuda; stand-in (no device: each "
                   "candidate's time a function of its bound, for tests and benchmarks). Under "
                   "mpirun, the device of every rank but 0, which searches")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda", search::StandInDevice::kName}))
+      ->check(CLI::IsMember({"auto", "cpu", "cuda", "stand-in"}))
       ->capture_default_str();
   app->add_option("--stand-in-latency", o->stand_in_latency,
                   "With --device stand-in: how long each evaluation takes (200ms; default 0)");
@@ -296,13 +298,15 @@ Command add_search_command(CLI::App& sculpt) {
   app->add_option("--screen", o->screen,
                   fmt::format("MCTS: each rollout is the fastest of this many by the model it "
                               "learns from the times measured (1: none; default {} on the CPU, "
-                              "1 on a GPU)",
-                              search::MctsOptions::kScreen))
+                              "{} on a GPU)",
+                              search::defaults_for(device::Kind::cpu).screen,
+                              search::defaults_for(device::Kind::cuda).screen))
       ->transform(decimal_int());
   app->add_option("--order", o->order,
                   fmt::format("Choices decided first, in order, separated by commas (default on "
                               "a GPU: {}; on the CPU: {})",
-                              search::DecisionOrder::kDefault, search::DecisionOrder::kDefaultCpu));
+                              search::defaults_for(device::Kind::cuda).order,
+                              search::defaults_for(device::Kind::cpu).order));
   app->add_option(
          "--threads", o->threads,
          fmt::format("Searching threads (at most {})", search::SessionOptions::kMaxThreads))

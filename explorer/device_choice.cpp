@@ -13,7 +13,8 @@ std::unique_ptr<device::Evaluator> make_device(const std::string& name, std::str
   device::CudaEvaluatorOptions options;
   options.worker.device = gpu;
   std::string why;
-  if (name == "cuda" || (name == "auto" && device::cuda_available(&why, options.worker))) {
+  if (device::kind_named(name) == device::Kind::cuda ||
+      (name == "auto" && device::cuda_available(&why, options.worker))) {
     try {
       return std::make_unique<device::CudaEvaluator>(options);
     } catch (const device::DeviceError& e) {
@@ -22,7 +23,7 @@ std::unique_ptr<device::Evaluator> make_device(const std::string& name, std::str
     }
   }
 #else
-  if (name == "cuda") {
+  if (device::kind_named(name) == device::Kind::cuda) {
     *error = "this sculpt was built without CUDA support (cuda.h was not found at build time)";
     return nullptr;
   }

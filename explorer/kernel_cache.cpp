@@ -11,6 +11,7 @@
 
 #include "device/c_compiler.h"
 #include "support/atomic_file.h"
+#include "support/error.h"
 #include "support/hash.h"
 #include "support/input_file.h"
 
@@ -137,7 +138,8 @@ void KernelCache::store(const CacheKey& key, const Kernel& kernel) const {
   std::error_code error;
   std::filesystem::create_directories(dir_, error);
   if (error) {
-    throw std::runtime_error(fmt::format("cannot write {}: {}", dir_.string(), error.message()));
+    throw Error(Error::Kind::environment,
+                fmt::format("cannot write {}: {}", dir_.string(), error.message()));
   }
   const json j = {{"format", kFormat}, {"key", key_json(key)}, {"kernel", kernel_json(kernel)}};
   // Unique per writer: several threads or processes may store the same key.

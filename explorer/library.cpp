@@ -10,6 +10,7 @@
 #include "explorer/kernel_cache.h"
 #include "explorer/library.h"
 #include "explorer/search_run.h"
+#include "support/error.h"
 #include "support/hash.h"
 
 namespace sculpt::explorer {
@@ -19,14 +20,17 @@ namespace {
 search::SessionOptions session_options(const SearchOptions& o) {
   search::SessionOptions options;
   const std::optional<search::AlgorithmKind> algorithm = search::algorithm_from_string(o.algorithm);
-  if (!algorithm) throw Error("unknown algorithm '" + o.algorithm + "' (known: mcts, bb, random)");
+  if (!algorithm)
+    throw Error(Error::Kind::usage,
+                "unknown algorithm '" + o.algorithm + "' (known: mcts, bb, random)");
   options.algorithm = *algorithm;
-  if (o.evals <= 0) throw Error("evals must be positive");
+  if (o.evals <= 0) throw Error(Error::Kind::usage, "evals must be positive");
   options.evals = o.evals;
-  if (o.threads < 1) throw Error("threads must be at least 1");
+  if (o.threads < 1) throw Error(Error::Kind::usage, "threads must be at least 1");
   options.threads = o.threads;
   if (o.budget_s) {
-    if (!(*o.budget_s > 0)) throw Error(fmt::format("a budget of {} s", *o.budget_s));
+    if (!(*o.budget_s > 0))
+      throw Error(Error::Kind::usage, fmt::format("a budget of {} s", *o.budget_s));
     options.budget = std::chrono::duration<double>(*o.budget_s);
   }
   options.seed = o.seed;
@@ -83,7 +87,8 @@ Kernel search_kernel(const std::string& kernel, const std::string& sizes,
       if (options.on_progress) options.on_progress(Progress{s.evaluations, s.requested, s.best_ns});
     });
     if (!outcome.best) {
-      throw Error(fmt::format("{}: no valid candidate in {} evaluations (log {})", run.what(),
+      throw Error(Error::Kind::nothing_valid,
+                  fmt::format("{}: no valid candidate in {} evaluations (log {})", run.what(),
                               outcome.evaluations, outcome.log.string()));
     }
     const device::KernelCode& code = *outcome.best_code;
@@ -101,11 +106,10 @@ Kernel search_kernel(const std::string& kernel, const std::string& sizes,
     found.id = outcome.best->id;
     cache.store(key, found);
     return found;
-  } catch (const SearchError& e) {
-    throw Error(e.what());
+  } catch (const Error&) {
+    throw;
   } catch (const std::runtime_error& e) {
-    if (dynamic_cast<const Error*>(&e) != nullptr) throw;
-    throw Error(e.what());  // the cache cannot be written
+    throw Error(Error::Kind::environment, e.what());  // the cache cannot be written
   }
 }
 

@@ -17,7 +17,9 @@
 #include "distributed/evaluator_rank.h"
 #include "distributed/mpi_session.h"
 #include "explorer/device_choice.h"
-#include "search/stand_in_device.h"
+#include "search/gpu/device_evaluator.h"
+#include "search/session/stand_in_device.h"
+#include "support/error.h"
 #endif
 
 namespace sculpt::explorer {
@@ -31,8 +33,8 @@ void say(const std::string& message) {
 /// The device `request` names, on GPU `gpu` when it is a GPU.
 distributed::RankDevice rank_device(const SearchRequest& request, int gpu) {
   distributed::RankDevice d;
-  if (request.device == search::StandInDevice::kName) {
-    d.name = d.architecture = d.model = search::StandInDevice::kName;
+  if (device::kind_named(request.device) == device::Kind::stand_in) {
+    d.name = d.architecture = d.model = device::name(device::Kind::stand_in);
     d.open = [latency = request.stand_in_latency](std::shared_ptr<const device::Problem>) {
       return std::make_unique<search::StandInDevice>(latency);
     };
@@ -114,10 +116,10 @@ int run_mpi_search([[maybe_unused]] SearchRequest request,
     try {
       return pool.open(problem);
     } catch (const distributed::LinkError& e) {
-      throw SearchError(e.what(), kExitUsage);
+      throw Error(Error::Kind::usage, e.what());
     }
   };
-  request.remote = RemoteDevice{pool.device_name(), pool.architecture(), pool.model(), open};
+  request.remote = RemoteDevice{pool.device_kind(), pool.architecture(), pool.model(), open};
   return search(request);
 #endif
 }

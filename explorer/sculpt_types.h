@@ -1,15 +1,18 @@
 #pragma once
 // The types of sculpt's library call (sculpt.h), apart from the call itself: sculpt's own code
 // includes them where a `sculpt::search` function would clash with its namespace of that name.
-// Installed as <sculpt/sculpt_types.h>; needs nothing but the standard library.
+// Installed as <sculpt/sculpt_types.h>; needs nothing but the standard library and sculpt's
+// error type (support/error.h, installed beside it): a bad request or a search that found no
+// valid candidate throws sculpt::Error.
 #include <array>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "support/error.h"
 
 namespace sculpt {
 
@@ -81,13 +84,6 @@ struct Kernel {
   std::int64_t id = 0;
   /// Whether it came from the cache, without a search.
   bool from_cache = false;
-};
-
-/// A request that cannot be searched (an unknown kernel, malformed sizes, a device that does not
-/// answer), or a search that found no valid candidate: what() says why in one line.
-class Error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
 };
 
 }  // namespace sculpt

@@ -5,18 +5,23 @@
 
 #include <system_error>
 
+#include "codegen/device_code.h"
 #include "explorer/command.h"
 #include "explorer/device_choice.h"
 #include "frontend/definition.h"
 #include "gpu_space/space.h"
 #include "perf_model/model.h"
 #include "report/html_report.h"
-#include "search/candidate_evaluator.h"
-#include "search/device_description.h"
-#include "search/logged_search.h"
-#include "search/problem.h"
-#include "search/stand_in_device.h"
+#include "search/gpu/code_features.h"
+#include "search/gpu/device_evaluator.h"
+#include "search/gpu/logged_search.h"
+#include "search/session/candidate_evaluator.h"
+#include "search/session/device_defaults.h"
+#include "search/session/device_description.h"
+#include "search/session/problem.h"
+#include "search/session/stand_in_device.h"
 #include "support/check.h"
+#include "support/error.h"
 #include "support/hash.h"
 #include "zoo/zoo.h"
 
@@ -28,24 +33,24 @@ namespace {
 const std::size_t kStartsPerLog = static_cast<std::size_t>(search::MctsOptions{}.topk);
 
 /// The kernel `request` names and its sizes: a zoo kernel, or one of the request's definitions,
-/// then held in `defined`. Throws SearchError.
+/// then held in `defined`. Throws sculpt::Error.
 const backbone::KernelInfo* choose_kernel(const SearchRequest& request,
                                           std::optional<backbone::KernelInfo>& defined,
                                           backbone::Sizes& sizes) {
   if (request.definition.empty()) {
     const zoo::ZooLookup lookup = zoo::lookup_kernel(request.kernel, request.size);
-    if (!lookup.ok()) throw SearchError(lookup.error, kExitUsage);
+    if (!lookup.ok()) throw Error(Error::Kind::usage, lookup.error);
     sizes = lookup.sizes;
     return lookup.info;
   }
   frontend::DefinitionLookup lookup = frontend::lookup_definition(
       request.definition, request.definition_file, request.kernel, request.size);
-  if (!lookup.ok()) throw SearchError(lookup.error, kExitUsage);
+  if (!lookup.ok()) throw Error(Error::Kind::usage, lookup.error);
   if (!lookup.info) {
     std::string example;
     for (const std::string& size : lookup.definition->sizes) example += "," + size + "=...";
-    throw SearchError("the sizes of a definition are given by name: --size " + example.substr(1),
-                      kExitUsage);
+    throw Error(Error::Kind::usage,
+                "the sizes of a definition are given by name: --size " + example.substr(1));
   }
   defined = std::move(lookup.info);
   sizes = lookup.sizes;
@@ -62,8 +67,8 @@ struct SearchRun::State {
   backbone::Sizes sizes;
   /// The device, when this process measures on it.
   std::unique_ptr<device::Evaluator> device;
-  /// As device::Evaluator names them, whichever device measures.
-  std::string device_name;
+  /// As device::Evaluator says, whichever device measures.
+  device::Kind device_kind = device::Kind::cpu;
   std::string device_architecture;
   std::string device_model;
   perf_model::Description description;
@@ -73,6 +78,8 @@ struct SearchRun::State {
   std::unique_ptr<search::CandidateEvaluator> evaluator;
   /// The session's options, its starts included, until open_folder() makes the session.
   search::SessionOptions session_options;
+  /// What MCTS's learnt model reads of a candidate.
+  search::CodeFeatures features;
   std::unique_ptr<search::Session> session;
   std::string what;
   std::filesystem::path dir;
@@ -82,18 +89,17 @@ struct SearchRun::State {
   std::int64_t logged = 0;
 
   /// Adds the fastest candidates of another search of the kernel to the starts. Throws
-  /// SearchError for a log that cannot be read or is of another kernel.
+  /// sculpt::Error for a log that cannot be read or is of another kernel.
   void add_starts(const std::filesystem::path& path) {
     search::LoggedStarts starts;
     try {
       starts = search::logged_starts(path, kStartsPerLog);
     } catch (const std::runtime_error& e) {
-      throw SearchError(fmt::format("--start-from: {}", e.what()), kExitUsage);
+      throw Error(Error::Kind::usage, fmt::format("--start-from: {}", e.what()));
     }
     if (starts.kernel != info->name) {
-      throw SearchError(fmt::format("--start-from {}: a search of {}, not of {}",
-                                    starts.path.string(), starts.kernel, info->name),
-                        kExitUsage);
+      throw Error(Error::Kind::usage, fmt::format("--start-from {}: a search of {}, not of {}",
+                                                  starts.path.string(), starts.kernel, info->name));
     }
     if (starts.actions.empty()) {
       spdlog::warn("--start-from {}: no candidate of it checked ok", starts.path.string());
@@ -105,12 +111,12 @@ struct SearchRun::State {
   bool stop_requested() const {
     return request.session.stop_requested && request.session.stop_requested();
   }
-  /// Throws SearchError (kExitInterrupted) when a stop was requested: a step before the session
+  /// Throws sculpt::Error (kExitInterrupted) when a stop was requested: a step before the session
   /// (making the device, the space, a resume's recall) ends there rather than let the search
   /// start.
   void stop_if_asked() const {
     if (stop_requested()) {
-      throw SearchError("before the search started", kExitInterrupted);
+      throw Error(Error::Kind::interrupted, "before the search started");
     }
   }
 
@@ -119,8 +125,8 @@ struct SearchRun::State {
     const std::unique_ptr<spacegen::CandidateBase> candidate = root->clone();
     SCULPT_CHECK(candidate->apply(actions) == spacegen::Status::Ok)
         << "a recalled candidate does not replay";
-    return search::kernel_code(static_cast<const gpu_space::Candidate&>(*candidate),
-                               search::device_language(device_name), "candidate");
+    return codegen::kernel_code(static_cast<const gpu_space::Candidate&>(*candidate),
+                                device::language_of(device_kind), "candidate");
   }
 };
 
@@ -130,31 +136,30 @@ SearchRun::SearchRun(const SearchRequest& request) : s_(std::make_unique<State>(
   s.info = choose_kernel(request, s.defined, s.sizes);
   std::string error;
   if (request.remote) {
-    s.device_name = request.remote->name;
+    s.device_kind = request.remote->kind;
     s.device_architecture = request.remote->architecture;
     s.device_model = request.remote->model;
-  } else if (request.device == search::StandInDevice::kName) {
-    s.device_name = s.device_architecture = s.device_model = search::StandInDevice::kName;
+  } else if (device::kind_named(request.device) == device::Kind::stand_in) {
+    s.device_kind = device::Kind::stand_in;
+    s.device_architecture = s.device_model = device::name(device::Kind::stand_in);
   } else {
     s.device = make_device(request.device, &error);
-    if (!s.device) throw SearchError(error, kExitUsage);
-    s.device_name = s.device->name();
+    if (!s.device) throw Error(Error::Kind::environment, error);
+    s.device_kind = s.device->kind();
     s.device_architecture = s.device->architecture();
     s.device_model = s.device->model();
   }
   s.stop_if_asked();
-  if (request.size.empty() && s.device_name == "cpu") {
-    // A kernel's default sizes are a GPU's: on the CPU, a search of them would evaluate a few
-    // candidates a minute (matmul 1024^3: 4). At most 2^24 points (matmul 256^3) it explores
-    // the space in minutes.
-    s.sizes = backbone::scaled_down(s.sizes, std::int64_t{1} << 24);
+  if (const std::int64_t points = search::defaults_for(s.device_kind).default_points;
+      request.size.empty() && points > 0) {
+    s.sizes = backbone::scaled_down(s.sizes, points);
   }
   std::optional<perf_model::Description> description = search::device_description(
-      s.device_architecture, request.description, &error, s.device_model);
-  if (!description) throw SearchError(error, kExitUsage);
+      s.device_kind, s.device_architecture, request.description, &error, s.device_model);
+  if (!description) throw Error(Error::Kind::usage, error);
   s.description = std::move(*description);
   s.stop_if_asked();
-  if (s.device_name == "cuda" && request.description.empty() &&
+  if (s.device_kind == device::Kind::cuda && request.description.empty() &&
       s.device_model != s.description.about) {
     spdlog::warn(
         "sculpt ships no description of the {}: the model reads {}'s ({}), whose bounds may "
@@ -166,9 +171,9 @@ SearchRun::SearchRun(const SearchRequest& request) : s_(std::make_unique<State>(
   s.root = gpu_space::make_root(*s.kernel, s.description.limits);
   s.stop_if_asked();
   if (s.root->conflict()) {
-    throw SearchError(
-        fmt::format("the space of {} is empty: {}", s.info->name, s.root->conflict()->to_string()),
-        kExitNothingValid);
+    throw Error(
+        Error::Kind::nothing_valid,
+        fmt::format("the space of {} is empty: {}", s.info->name, s.root->conflict()->to_string()));
   }
   s.model = std::make_unique<perf_model::Model>(*s.kernel, s.description);
   if (request.remote) {
@@ -180,12 +185,13 @@ SearchRun::SearchRun(const SearchRequest& request) : s_(std::make_unique<State>(
     s.evaluator = std::make_unique<search::StandInDevice>(request.stand_in_latency);
   }
   s.session_options = request.session;
+  s.session_options.features = &s.features;
   for (const std::filesystem::path& path : request.start_from) {
     s.add_starts(path);
     s.stop_if_asked();
   }
   const std::string sizes = backbone::format_sizes(s.sizes);
-  s.what = fmt::format("{} {} on {}", s.info->name, sizes, s.device_name);
+  s.what = fmt::format("{} {} on {}", s.info->name, sizes, device::name(s.device_kind));
   s.dir = request.out.empty() ? std::filesystem::path("runs") / (s.info->name + "-" + sizes)
                               : request.out;
 }
@@ -206,24 +212,20 @@ void SearchRun::start_from(const std::filesystem::path& log) {
   SCULPT_CHECK(!s_->session) << "start_from() before open_folder()";
   try {
     s_->add_starts(log);
-  } catch (const SearchError& e) {
+  } catch (const Error& e) {
     spdlog::warn("{}; the search starts without it", e.what());
   }
 }
 
 void SearchRun::open_folder() {
   State& s = *s_;
-  try {
-    s.session =
-        std::make_unique<search::Session>(*s.root, *s.evaluator, s.model.get(), s.session_options);
-  } catch (const std::invalid_argument& e) {
-    throw SearchError(e.what(), kExitUsage);
-  }
+  s.session =
+      std::make_unique<search::Session>(*s.root, *s.evaluator, s.model.get(), s.session_options);
   const search::SessionOptions& options = s.request.session;
   search::RunFolder::Identity identity{
-      {1, s.info->name, s.sizes.entries(), s.device_name, space_hash(), options.seed,
+      {1, s.info->name, s.sizes.entries(), s.device_kind, space_hash(), options.seed,
        std::string(search::to_string(options.algorithm)), s.device_model},
-      search::device_language(s.device_name),
+      device::language_of(s.device_kind),
       s.what};
   try {
     if (s.request.resume) {
@@ -250,7 +252,7 @@ void SearchRun::open_folder() {
     }
   } catch (const std::runtime_error& e) {
     s.stop_if_asked();
-    throw SearchError(e.what(), kExitUsage);
+    throw Error(Error::Kind::usage, e.what());
   }
   s.logged = s.folder->evaluations();
 }
@@ -294,7 +296,7 @@ SearchOutcome SearchRun::run(const std::function<void(const SearchProgressState&
       std::error_code ignored;
       std::filesystem::remove_all(dir, ignored);
     }
-    throw SearchError(failure, kExitUsage);
+    throw Error(Error::Kind::environment, failure);
   }
   outcome.counts = folder.counts();
   outcome.evaluations = folder.evaluations();

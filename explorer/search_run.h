@@ -17,21 +17,21 @@
 
 #include "backbone/kernel_info.h"
 #include "device/evaluator.h"
-#include "search/candidate_evaluator.h"
-#include "search/run_folder.h"
-#include "search/session.h"
+#include "search/log/run_folder.h"
+#include "search/session/candidate_evaluator.h"
+#include "search/session/session.h"
 
 namespace sculpt::explorer {
 
 /// Evaluators of candidates that this process does not hold (the evaluator ranks of an MPI
 /// job, distributed/): what they measure on, and the evaluator of a problem on them.
 struct RemoteDevice {
-  /// As device::Evaluator names them: "cpu", "cuda", "stand-in"; "sm_90"; the GPU's model.
-  std::string name;
+  /// As device::Evaluator says: its kind; "sm_90"; the GPU's model.
+  device::Kind kind = device::Kind::cpu;
   std::string architecture;
   std::string model;
   /// The evaluator of kernel `kernel` (of the zoo, or of the request's definition) at `sizes`,
-  /// its inputs drawn from `seed`. Throws SearchError.
+  /// its inputs drawn from `seed`. Throws sculpt::Error.
   std::function<std::unique_ptr<search::CandidateEvaluator>(
       const std::string& kernel, const backbone::Sizes& sizes, std::uint64_t seed)>
       open;
@@ -41,8 +41,8 @@ struct SearchRequest {
   std::string kernel;
   /// "1024x1024x1024"; empty: the kernel's defaults.
   std::string size;
-  /// auto (the GPU when one answers), cpu, cuda, or stand-in (search/stand_in_device.h: times a
-  /// known function of each candidate, for tests and benchmarks).
+  /// auto (the GPU when one answers), cpu, cuda, or stand-in (search/session/stand_in_device.h:
+  /// times a known function of each candidate, for tests and benchmarks).
   std::string device = "auto";
   /// A shipped description's name or a file; empty: the device's.
   std::string description;
@@ -62,17 +62,6 @@ struct SearchRequest {
   /// (empty: the only one) and `size` gives its sizes by name ("M=256,N=256,K=32").
   std::string definition{};
   std::string definition_file{};
-};
-
-/// Why a search could not run: one message for the user and the exit code it calls for.
-class SearchError : public std::runtime_error {
- public:
-  SearchError(const std::string& message, int exit_code)
-      : std::runtime_error(message), exit_code_(exit_code) {}
-  int exit_code() const { return exit_code_; }
-
- private:
-  int exit_code_;
 };
 
 /// What a search's progress shows after each evaluation.
@@ -105,7 +94,7 @@ struct SearchOutcome {
 
 class SearchRun {
  public:
-  /// Makes the device, the space and the run folder. Throws SearchError: a usage error (exit
+  /// Makes the device, the space and the run folder. Throws sculpt::Error: a usage error (exit
   /// 2: an unknown kernel, a bad option, a damaged or foreign log), a kernel whose space is
   /// empty (exit 1), or a stop requested (`request.session.stop_requested`) before the session
   /// could start (kExitInterrupted; open_folder() too, during a resume's recall).
@@ -131,10 +120,10 @@ class SearchRun {
   /// Before open_folder().
   void start_from(const std::filesystem::path& log);
   /// Makes the session and starts the run folder (a new one, or the resumed one with its log
-  /// recalled into the session). Throws SearchError as the constructor does.
+  /// recalled into the session). Throws sculpt::Error as the constructor does.
   void open_folder();
   /// Searches, calling `progress` after each evaluation, then writes the report. Throws
-  /// SearchError when the device fails or the log cannot be written. A new run folder that a
+  /// sculpt::Error when the device fails or the log cannot be written. A new run folder that a
   /// failure leaves without an evaluation (a problem the device refuses) is removed.
   SearchOutcome run(const std::function<void(const SearchProgressState&)>& progress);
 

@@ -8,6 +8,7 @@
 #include "frontend/tc_check.h"
 #include "frontend/tc_parser.h"
 #include "frontend/tc_reference.h"
+#include "support/error.h"
 #include "support/input_file.h"
 
 namespace sculpt::frontend {
@@ -245,7 +246,7 @@ void save_definition(const std::filesystem::path& dir, std::string_view text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
   out.close();
-  if (!out) throw std::runtime_error("cannot write " + path.string());
+  if (!out) throw Error(Error::Kind::environment, "cannot write " + path.string());
 }
 
 std::optional<DefinitionLookup> lookup_run_definition(

@@ -1,9 +1,5 @@
 #include "frontend/tc_ranges.h"
 
-#include <isl/point.h>
-#include <isl/space.h>
-#include <isl/val.h>
-
 #include <algorithm>
 
 #include "backbone/isl_wrap.h"
@@ -186,32 +182,20 @@ class BoundsCheck {
     const std::string value = isl_affine(s.terms, s.constant, [&](int i) { return var(i); });
     const std::string text = "[" + params_ + "] -> { [" + vars_ + "] : " + context_ + "(" + value +
                              " <= -1 or " + value + " >= " + param(extent) + ") }";
-    backbone::isl::Set bad(isl_set_read_from_str(ctx_.get(), text.c_str()));
-    SCULPT_CHECK(bad) << "isl cannot read " << text;
-    if (isl_set_is_empty(bad.get()) == isl_bool_true) return std::nullopt;
-    isl_point* point = isl_set_sample_point(bad.copy());
-    isl_space* space = isl_point_get_space(point);
+    const std::optional<backbone::isl::Point> point = backbone::isl::sample(ctx_.set(text));
+    if (!point) return std::nullopt;
     std::string example;
-    auto coordinate = [&](isl_dim_type type, const std::string& name) {
-      const int pos = isl_space_find_dim_by_name(space, type, name.c_str());
-      if (pos < 0) return int64_t{1};  // a size isl dropped: any value does
-      isl_val* v = isl_point_get_coordinate_val(point, type, pos);
-      const int64_t n = isl_val_get_num_si(v);
-      isl_val_free(v);
-      return n;
-    };
     for (const std::string& size : p_.def->sizes) {
+      // A size isl dropped: any value does.
       example += (example.empty() ? "" : ", ") + size + "=" +
-                 std::to_string(coordinate(isl_dim_param, param(size)));
+                 std::to_string(point->parameter(param(size)).value_or(1));
     }
     int64_t at = s.constant;
     for (const auto& [index, coeff] : s.terms) {
-      const int64_t v = coordinate(isl_dim_set, var(index));
+      const int64_t v = point->dimension(var(index)).value_or(1);
       example += ", " + p_.scope.names[index] + "=" + std::to_string(v);
       at += coeff * v;
     }
-    isl_space_free(space);
-    isl_point_free(point);
     return example + " gives " + std::to_string(at);
   }
 

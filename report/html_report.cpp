@@ -11,11 +11,12 @@
 #include <utility>
 #include <vector>
 
+#include "codegen/device_code.h"
 #include "codegen/lower.h"
 #include "device/evaluator.h"
 #include "report/svg_plot.h"
-#include "search/best_code.h"
-#include "search/candidate_evaluator.h"
+#include "search/log/best_code.h"
+#include "search/session/candidate_evaluator.h"
 #include "support/atomic_file.h"
 #include "support/duration.h"
 
@@ -283,7 +284,7 @@ class Page {
     std::string s = fmt::format("<h1>{}</h1>\n", escape_html(search_.what()));
     s += fmt::format(
         "<p class=\"sub\">Search by {} with seed {} on the {} device; log <code>{}</code></p>\n",
-        escape_html(h.algorithm), h.seed, escape_html(h.device),
+        escape_html(h.algorithm), h.seed, device::name(h.device),
         escape_html(search_.path().string()));
     if (search_.truncated_line()) {
       s += fmt::format(
@@ -561,9 +562,8 @@ class Page {
     try {
       const std::unique_ptr<gpu_space::Candidate> c = search_.rebuild(e);
       const codegen::LoweredKernel lowered = codegen::lower(*c);
-      const bool ptx = search_.log().header.device == "cuda";
       const device::KernelCode code =
-          search::kernel_code(*c, ptx ? device::Language::ptx : device::Language::c, "candidate");
+          codegen::kernel_code(*c, device::language_of(search_.log().header.device), "candidate");
       s += "<p>" + escape_html(describe(lowered)) + "</p>\n";
       s += fmt::format(
           "<details{}><summary>Decisions: the lowered kernel</summary><pre>{}</pre></details>\n",
@@ -572,7 +572,8 @@ class Page {
           "<details><summary>Lower bound, term by term</summary><pre>{}</pre></details>\n",
           escape_html(search_.model().bound(*c).explain()));
       s += fmt::format("<details><summary>Code ({})</summary><pre>{}</pre></details>\n",
-                       ptx ? "PTX" : "C", escape_html(search::code_listing(code)));
+                       code.language == device::Language::ptx ? "PTX" : "C",
+                       escape_html(search::code_listing(code)));
     } catch (const std::runtime_error& error) {
       s += "<p class=\"warning\">" + escape_html(error.what()) + "</p>\n";
     }

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "search/logged_search.h"
+#include "search/gpu/logged_search.h"
 
 namespace sculpt::report {
 

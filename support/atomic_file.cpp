@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "support/error.h"
+
 namespace sculpt::support {
 
 std::string not_replaceable(const std::filesystem::path& path) {
@@ -59,7 +61,7 @@ std::string write_new(const std::filesystem::path& path, const std::string& text
 void write_atomically(const std::filesystem::path& path, const std::string& text,
                       const std::string& unique) {
   if (std::string why = not_replaceable(path); !why.empty()) {
-    throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), why));
+    throw Error(Error::Kind::environment, fmt::format("cannot write {}: {}", path.string(), why));
   }
   auto temporary = path;
   temporary += "." + unique + ".tmp";
@@ -71,7 +73,7 @@ void write_atomically(const std::filesystem::path& path, const std::string& text
     failure = error.message();
   }
   std::filesystem::remove(temporary, error);
-  throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), failure));
+  throw Error(Error::Kind::environment, fmt::format("cannot write {}: {}", path.string(), failure));
 }
 
 }  // namespace sculpt::support

@@ -29,7 +29,7 @@
 
 #include "bench/cpu/peers.h"
 #include "device/cpu_evaluator.h"
-#include "search/problem.h"
+#include "search/session/problem.h"
 #include "zoo/zoo.h"
 
 namespace sculpt::bench {

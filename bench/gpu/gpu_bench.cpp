@@ -7,7 +7,7 @@
 // CPU device at small sizes instead (a smoke test of the recipes; a search's best runs at its own
 // size).
 //
-//   bench_gpu OUT_DIR               the recipes (search/recipes.h)
+//   bench_gpu OUT_DIR               the recipes (tests/recipes/recipes.h)
 //   bench_gpu OUT_DIR RUN_DIR...    the best candidate of each search's run folder, named as
 //                                   cublas_reference.py names its problem (axpy_2^26,
 //                                   sgemm_MxNxK)
@@ -19,15 +19,16 @@
 #include <nlohmann/json.hpp>
 
 #include "codegen/cuda_printer.h"
+#include "codegen/device_code.h"
 #include "codegen/lower.h"
 #include "device/cpu_evaluator.h"
 #include "perf_model/description.h"
 #include "perf_model/model.h"
-#include "search/candidate_evaluator.h"
-#include "search/device_description.h"
-#include "search/event_log.h"
-#include "search/problem.h"
-#include "search/recipes.h"
+#include "search/log/event_log.h"
+#include "search/session/candidate_evaluator.h"
+#include "search/session/device_description.h"
+#include "search/session/problem.h"
+#include "tests/recipes/recipes.h"
 #include "zoo/zoo.h"
 #ifdef SCULPT_HAVE_CUDA
 #include "device/cuda_evaluator.h"
@@ -43,7 +44,7 @@ struct Case {
   std::string kernel;
   std::string sizes;
   std::unique_ptr<gpu_space::Candidate> root;  // owns what `candidate` points into
-  std::unique_ptr<search::HandCandidate> hand_owner;
+  std::unique_ptr<recipes::HandCandidate> hand_owner;
   std::unique_ptr<spacegen::CandidateBase> replayed;
   const gpu_space::Candidate* candidate = nullptr;
   double flops = 0;
@@ -119,21 +120,21 @@ int main(int argc, char** argv) {
 #endif
   if (!device) device = std::make_unique<device::CpuEvaluator>();
   std::string error;
-  const std::optional<perf_model::Description> description =
-      search::device_description(device->architecture(), "", &error, device->model());
+  const std::optional<perf_model::Description> description = search::device_description(
+      device->kind(), device->architecture(), "", &error, device->model());
   if (!description) std::fprintf(stderr, "no bounds: %s\n", error.c_str());
   std::vector<Case> cases;
   if (argc > 2) {
     for (int i = 2; i < argc; ++i) cases.push_back(best_of_run(argv[i]));
   } else {
-    for (const search::Recipe& recipe : search::benchmark_recipes()) {
+    for (const recipes::Recipe& recipe : recipes::benchmark_recipes()) {
       Case c;
       c.name = recipe.name;
       c.kernel = recipe.kernel;
       c.sizes = gpu ? recipe.sizes : recipe.small_sizes;
       c.flops = gpu ? recipe.flops : 0;  // the CPU smoke test's sizes have none to report
       const zoo::ZooLookup lookup = zoo::lookup_kernel(recipe.kernel, c.sizes);
-      c.hand_owner = std::make_unique<search::HandCandidate>(lookup.info->build(lookup.sizes));
+      c.hand_owner = std::make_unique<recipes::HandCandidate>(lookup.info->build(lookup.sizes));
       recipe.decide(*c.hand_owner);
       c.candidate = &c.hand_owner->complete();
       cases.push_back(std::move(c));
@@ -146,7 +147,7 @@ int main(int argc, char** argv) {
     const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
     const gpu_space::Candidate& candidate = *c.candidate;
     const codegen::LoweredKernel lowered = codegen::lower(candidate);
-    const device::KernelCode code = search::kernel_code(
+    const device::KernelCode code = codegen::kernel_code(
         candidate, gpu ? device::Language::ptx : device::Language::c, "sculpt_" + c.kernel);
     std::ofstream(out / (c.name + (gpu ? ".ptx" : ".c"))) << code.source;
     std::ofstream(out / (c.name + ".cu")) << codegen::print_cuda(lowered, "sculpt_" + c.kernel);

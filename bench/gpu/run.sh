@@ -32,7 +32,7 @@
 #                 no open issue asks for it)
 # SEARCH_FLAGS adds flags to every search of the search and continue steps: SEARCH_FLAGS=
 # "--screen 8" bash run.sh search screens the GPU's rollouts by the learnt model (off on a GPU
-# by default, search/mcts.h).
+# by default, search/algorithms/mcts.h).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:?run.sh writes its results under \$OUT}"

@@ -17,8 +17,8 @@
 #include "codegen/lower.h"
 #include "device/cpu_evaluator.h"
 #include "perf_model/description.h"
-#include "search/descent.h"
-#include "search/problem.h"
+#include "search/session/descent.h"
+#include "search/session/problem.h"
 #include "tests/zoo/zoo_names.h"
 #include "zoo/zoo.h"
 

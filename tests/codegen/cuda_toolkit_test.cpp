@@ -25,13 +25,14 @@
 #include <sstream>
 
 #include "codegen/cuda_printer.h"
+#include "codegen/device_code.h"
 #include "codegen/lower.h"
 #include "codegen/ptx_printer.h"
 #include "frontend/definition.h"
 #include "gpu_space/space.h"
 #include "perf_model/description.h"
-#include "search/candidate_evaluator.h"
-#include "search/descent.h"
+#include "search/session/candidate_evaluator.h"
+#include "search/session/descent.h"
 #include "tests/frontend/new_kernels.h"
 #include "tests/zoo/zoo_names.h"
 #include "zoo/zoo.h"
@@ -121,7 +122,7 @@ const Tool kPtxas{"ptxas",
                                        PtxOptions{}.version, cc);
                   },
                   [](const gpu_space::Candidate& c) {
-                    return search::kernel_code(c, device::Language::ptx, "candidate").source;
+                    return codegen::kernel_code(c, device::Language::ptx, "candidate").source;
                   },
                   20};
 

@@ -7,7 +7,7 @@
 #include "backbone/builder.h"
 #include "backbone/sizes.h"
 #include "gpu_space/space.h"
-#include "search/hand_candidate.h"
+#include "tests/recipes/hand_candidate.h"
 
 namespace sculpt::testing {
 
@@ -28,7 +28,7 @@ inline backbone::Kernel outer_product() {
 
 /// The outer product with every loop sequential and fused across nests, d_i outside d_j or
 /// inside it. Nests: load0 (i0), load1 (j1), mul2 (i2, j3), store3 (i4, j5).
-inline void decide_outer_product_nesting(search::HandCandidate& d, bool i_outside) {
+inline void decide_outer_product_nesting(recipes::HandCandidate& d, bool i_outside) {
   namespace v = gpu_space::values;
   for (const char* dim : {"i0", "j1", "i2", "j3", "i4", "j5"}) d.kind(dim, v::dim_kind::LOOP);
   for (const char* src : {"i0", "j1", "i2", "j3"}) d.mapping(src, v::dim_mapping::MERGED);
@@ -51,7 +51,7 @@ inline backbone::Sizes tiled_matmul_sizes() {
 /// Matmul tiled through shared memory: 4 x 4 blocks of 8 x 8 threads, each computing a 2 x 2
 /// register tile, k in steps of 8. Loops: A (m0, k1), B (n2, k3), init (m4, n5), fma (m6, n7,
 /// k8), store (m9, n10).
-inline void decide_tiled_matmul_with_shared_tiles(search::HandCandidate& d) {
+inline void decide_tiled_matmul_with_shared_tiles(recipes::HandCandidate& d) {
   namespace v = gpu_space::values;
   d.kind("m6", v::dim_kind::BLOCK).kind("n7", v::dim_kind::BLOCK);
   d.size("m6_t0", 8).size("m6_t1", 2).size("n7_t0", 8).size("n7_t1", 2).size("k8_t0", 8);

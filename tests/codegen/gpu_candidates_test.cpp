@@ -9,13 +9,14 @@
 #include <map>
 #include <random>
 
+#include "codegen/device_code.h"
 #include "device/cuda_evaluator.h"
 #include "perf_model/description.h"
-#include "search/candidate_evaluator.h"
-#include "search/descent.h"
-#include "search/problem.h"
-#include "search/recipes.h"
+#include "search/session/candidate_evaluator.h"
+#include "search/session/descent.h"
+#include "search/session/problem.h"
 #include "tests/device/fake_cuda.h"
+#include "tests/recipes/recipes.h"
 #include "tests/zoo/zoo_names.h"
 #include "zoo/zoo.h"
 
@@ -80,8 +81,8 @@ void check_random_candidates(device::CudaEvaluator& device, const std::string& n
     search::Descent descent = search::random_descent(*root, rng);
     if (!descent.candidate) continue;
     device::KernelCode code =
-        search::kernel_code(static_cast<const gpu_space::Candidate&>(*descent.candidate),
-                            device::Language::ptx, "candidate");
+        codegen::kernel_code(static_cast<const gpu_space::Candidate&>(*descent.candidate),
+                             device::Language::ptx, "candidate");
     auto future = device.submit(code, problem);
     submitted.push_back({std::move(descent.actions), std::move(code), std::move(future)});
   }
@@ -140,8 +141,8 @@ void check_fault_is_survived(device::CudaEvaluator& device) {
   search::Descent descent = search::random_descent(*root, rng);
   ASSERT_TRUE(descent.candidate);
   const device::KernelCode good =
-      search::kernel_code(static_cast<const gpu_space::Candidate&>(*descent.candidate),
-                          device::Language::ptx, "candidate");
+      codegen::kernel_code(static_cast<const gpu_space::Candidate&>(*descent.candidate),
+                           device::Language::ptx, "candidate");
   // The same kernel with every address moved a terabyte away.
   device::KernelCode faulty = good;
   const std::string load = "cvta.to.global.u64 %prm_x, %prm_x;";
@@ -158,16 +159,16 @@ TEST_F(GpuCandidatesFault, AFaultingKernelIsSurvived) { check_fault_is_survived(
 
 TEST(EmulatedCandidatesFault, AFaultingKernelIsSurvived) { check_fault_is_survived(emulator()); }
 
-/// The benchmarks' recipes (search/recipes.h) at their small sizes.
+/// The benchmarks' recipes (tests/recipes/recipes.h) at their small sizes.
 void check_recipes(device::CudaEvaluator& device) {
-  for (const search::Recipe& r : search::benchmark_recipes()) {
+  for (const recipes::Recipe& r : recipes::benchmark_recipes()) {
     const zoo::ZooLookup lookup = zoo::lookup_kernel(r.kernel, r.small_sizes);
     ASSERT_TRUE(lookup.ok()) << lookup.error;
     const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
-    search::HandCandidate hand(kernel);
+    recipes::HandCandidate hand(kernel);
     r.decide(hand);
     const device::KernelCode code =
-        search::kernel_code(hand.complete(), device::Language::ptx, "recipe");
+        codegen::kernel_code(hand.complete(), device::Language::ptx, "recipe");
     const auto problem = search::make_problem(*lookup.info, lookup.sizes, kernel, /*seed=*/3);
     const device::Evaluation e = device.evaluate(code, problem);
     EXPECT_EQ(e.check, device::Check::ok) << r.name << " at " << r.small_sizes << ": " << e.message;

@@ -10,14 +10,14 @@
 
 #include "codegen/c_printer.h"
 #include "codegen/lower.h"
-#include "search/hand_candidate.h"
 #include "tests/codegen/golden_candidates.h"
+#include "tests/recipes/hand_candidate.h"
 #include "zoo/zoo.h"
 
 namespace sculpt::codegen {
 namespace {
 
-using Decide = search::HandCandidate;
+using Decide = recipes::HandCandidate;
 
 void expect_golden(const std::string& name, const std::string& text) {
   const std::string path = std::string(SCULPT_TEST_DATA_DIR) + "/golden/" + name + ".txt";

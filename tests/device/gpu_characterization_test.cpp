@@ -13,8 +13,8 @@
 #include <string>
 
 #include "device/cuda_evaluator.h"
+#include "device/description_of.h"
 #include "perf_model/description.h"
-#include "search/device_description.h"
 #include "tests/device/fake_cuda.h"
 
 namespace sculpt::device {
@@ -92,7 +92,7 @@ TEST_P(GpuCharacterizationTest, EveryFigureIsPositiveAndConsistent) {
   EXPECT_GT(m.rate_blocks, 0u);
   EXPECT_EQ(m.rate_threads, 32u);
 
-  const perf_model::Description d = search::gpu_description(c);
+  const perf_model::Description d = device::gpu_description(c);
   EXPECT_EQ(d.name, fmt::format("sm_{}", a.compute_capability));
   ASSERT_TRUE(d.gpu);
   EXPECT_GE(d.gpu->issue_per_clock.value, d.gpu->fp32_per_clock.value);

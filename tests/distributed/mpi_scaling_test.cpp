@@ -8,7 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "search/event_log.h"
+#include "search/log/event_log.h"
 #include "tests/distributed/mpi_run.h"
 #include "tests/explorer/command_test_util.h"
 

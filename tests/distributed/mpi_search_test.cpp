@@ -11,7 +11,7 @@
 #include <set>
 #include <thread>
 
-#include "search/event_log.h"
+#include "search/log/event_log.h"
 #include "tests/distributed/mpi_run.h"
 #include "tests/explorer/command_test_util.h"
 #include "tests/explorer/run_sculpt.h"
@@ -55,7 +55,7 @@ TEST(MpiSearch, CpuEvaluatorRanksCheckEveryCandidateAndBothMeasure) {
   ASSERT_EQ(r.code, kExitOk) << r.output;
   const search::LogContents log = search::read_log(dir / "log.jsonl");
   ASSERT_TRUE(log.ok()) << log.error;
-  EXPECT_EQ(log.header.device, "cpu");
+  EXPECT_EQ(log.header.device, device::Kind::cpu);
   ASSERT_EQ(log.evaluations.size(), 10u);
   std::set<int> ranks;
   for (const search::LogEvaluation& e : log.evaluations) {
@@ -115,7 +115,7 @@ TEST(MpiSearch, CudaEvaluatorRanksTakeTheGpusOfTheirNodeInTurn) {
   ASSERT_EQ(one_each.code, kExitOk) << one_each.output;
   const search::LogContents log = search::read_log(dir / "log.jsonl");
   ASSERT_TRUE(log.ok()) << log.error;
-  EXPECT_EQ(log.header.device, "cuda");
+  EXPECT_EQ(log.header.device, device::Kind::cuda);
   ASSERT_EQ(log.evaluations.size(), 4u);
   std::set<int> ranks;
   for (const search::LogEvaluation& e : log.evaluations) {

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <regex>
 
-#include "search/event_log.h"
+#include "search/log/event_log.h"
 #include "tests/explorer/command_test_util.h"
 #include "tests/explorer/run_sculpt.h"
 

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "device/cuda_evaluator.h"
-#include "search/event_log.h"
+#include "search/log/event_log.h"
 #include "tests/explorer/command_test_util.h"
 #include "tests/explorer/run_sculpt.h"
 
@@ -40,7 +40,7 @@ TEST(CudaSearchCommand, SearchesOnTheCudaDeviceAndWritesItsBestPtx) {
 
   LogContents log = read_log(dir / "log.jsonl");
   ASSERT_TRUE(log.ok()) << log.error;
-  EXPECT_EQ(log.header.device, "cuda");
+  EXPECT_EQ(log.header.device, device::Kind::cuda);
   EXPECT_EQ(log.header.model, "Fake GPU (sm_90)");
   ASSERT_EQ(log.evaluations.size(), 6u);
   for (const LogEvaluation& e : log.evaluations) {

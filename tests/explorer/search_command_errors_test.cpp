@@ -13,7 +13,7 @@
 #include <regex>
 #include <sstream>
 
-#include "search/event_log.h"
+#include "search/log/event_log.h"
 #include "tests/explorer/command_test_util.h"
 #include "tests/explorer/run_sculpt.h"
 

@@ -12,8 +12,8 @@
 #include <iterator>
 #include <regex>
 
-#include "search/best_code.h"
-#include "search/event_log.h"
+#include "search/log/best_code.h"
+#include "search/log/event_log.h"
 #include "tests/explorer/command_test_util.h"
 #include "tests/explorer/run_sculpt.h"
 #include "tests/support/full_disk.h"
@@ -36,7 +36,7 @@ TEST(SearchCommand, LogsEveryEvaluationAndResumes) {
   LogContents log = read_log(dir / "log.jsonl");
   ASSERT_TRUE(log.ok()) << log.error;
   EXPECT_EQ(log.header.kernel, "axpy");
-  EXPECT_EQ(log.header.device, "cpu");
+  EXPECT_EQ(log.header.device, device::Kind::cpu);
   EXPECT_EQ(log.header.seed, 3u);
   EXPECT_EQ(log.header.sizes, (std::vector<std::pair<std::string, std::int64_t>>{{"n", 256}}));
   ASSERT_EQ(log.evaluations.size(), 6u);
@@ -217,7 +217,7 @@ TEST(EventLog, UnreadableLinesSayWhereAndWhy) {
 TEST(EventLog, ACutShortEvaluationSaysSo) {
   const std::filesystem::path dir = fresh_dir("cut_short");
   std::filesystem::create_directories(dir);
-  const LogHeader header{1, "axpy", {{"n", 64}}, "cpu", 0x1234, 1, "random", "cpu"};
+  const LogHeader header{1, "axpy", {{"n", 64}}, device::Kind::cpu, 0x1234, 1, "random", "cpu"};
   {
     EventLog log = EventLog::create(dir / "log.jsonl", header);
     LogEvaluation e;
@@ -247,8 +247,8 @@ TEST(EventLog, ACutShortEvaluationSaysSo) {
 TEST(EventLog, ALineThatCannotBeWrittenIsAnErrorThatSaysWhy) {
   const std::filesystem::path dir = fresh_dir("full");
   std::filesystem::create_directories(dir);
-  EventLog log = EventLog::create(dir / "log.jsonl",
-                                  {1, "axpy", {{"n", 64}}, "cpu", 0x1234, 1, "random", "cpu"});
+  EventLog log = EventLog::create(
+      dir / "log.jsonl", {1, "axpy", {{"n", 64}}, device::Kind::cpu, 0x1234, 1, "random", "cpu"});
   LogEvaluation e;
   e.check = "ok";
   e.time_ns = 1e6;

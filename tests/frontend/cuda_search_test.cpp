@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "search/event_log.h"
+#include "search/log/event_log.h"
 #include "tests/explorer/command_test_util.h"
 #include "tests/explorer/run_sculpt.h"
 #include "tests/frontend/new_kernels.h"
@@ -26,7 +26,7 @@ TEST_P(DefinedKernelsOnTheFakeGpu, EveryCandidateChecksOk) {
   ASSERT_EQ(outcome.code, kExitOk) << outcome.err;
   const search::LogContents log = search::read_log(dir / "log.jsonl");
   ASSERT_TRUE(log.ok()) << log.error;
-  EXPECT_EQ(log.header.device, "cuda");
+  EXPECT_EQ(log.header.device, device::Kind::cuda);
   ASSERT_EQ(log.evaluations.size(), 5u);
   for (const search::LogEvaluation& e : log.evaluations) EXPECT_EQ(e.check, "ok") << e.message;
   std::filesystem::remove_all(dir);

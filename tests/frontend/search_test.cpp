@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "frontend/definition.h"
-#include "search/event_log.h"
+#include "search/log/event_log.h"
 #include "tests/explorer/command_test_util.h"
 #include "tests/explorer/run_sculpt.h"
 #include "tests/frontend/new_kernels.h"

@@ -11,7 +11,7 @@
 #include "codegen/lower.h"
 #include "gpu_space/space.h"
 #include "perf_model/description.h"
-#include "search/descent.h"
+#include "search/session/descent.h"
 #include "tests/zoo/hand_written.h"
 #include "zoo/zoo.h"
 

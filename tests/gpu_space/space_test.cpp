@@ -12,7 +12,7 @@
 
 #include "gpu_space/space.h"
 #include "perf_model/description.h"
-#include "search/descent.h"
+#include "search/session/descent.h"
 #include "tests/zoo/zoo_names.h"
 #include "zoo/zoo.h"
 

@@ -11,9 +11,9 @@
 #include <tuple>
 
 #include "perf_model/model.h"
-#include "search/descent.h"
-#include "search/hand_candidate.h"
-#include "search/recipes.h"
+#include "search/session/descent.h"
+#include "tests/recipes/hand_candidate.h"
+#include "tests/recipes/recipes.h"
 #include "tests/zoo/zoo_names.h"
 #include "zoo/zoo.h"
 
@@ -79,9 +79,9 @@ TEST(Bound, AxpyRootIsAtLeastItsDramTraffic) {
 }
 
 Bound recipe_bound(const std::string& recipe, bool use_small_sizes = false) {
-  for (const search::Recipe& r : search::benchmark_recipes()) {
+  for (const recipes::Recipe& r : recipes::benchmark_recipes()) {
     if (r.name != recipe) continue;
-    search::HandCandidate hand(zoo_kernel(r.kernel, use_small_sizes ? r.small_sizes : r.sizes));
+    recipes::HandCandidate hand(zoo_kernel(r.kernel, use_small_sizes ? r.small_sizes : r.sizes));
     r.decide(hand);
     return Model(hand.kernel(), sm90()).bound(hand.complete(), Layers::all, Counting::executed);
   }
@@ -126,7 +126,7 @@ TEST(Bound, TiledMatmulRecipeCountsAreExact) {
 /// loop (LOOP, not unrolled) that holds both loads, the fma and the store.
 Bound looped_axpy(spacegen::ValueSet load_cache) {
   namespace v = gpu_space::values;
-  search::HandCandidate hand(zoo_kernel("axpy", "65536"));
+  recipes::HandCandidate hand(zoo_kernel("axpy", "65536"));
   hand.kind("n2", v::dim_kind::BLOCK).size("n2_t0", 256).size("n2_t1", 4);
   hand.kind("n2_t0", v::dim_kind::THREAD).level("n2_t0", 0).kind("n2_t1", v::dim_kind::LOOP);
   for (const char* src : {"n0", "n0_t0", "n0_t1", "n1", "n1_t0", "n1_t1", "n2", "n2_t0", "n2_t1"})
@@ -152,7 +152,7 @@ TEST(Bound, ASequentialLoopRunsItsChainOncePerIteration) {
 TEST(Bound, ManySmallBlocksWaitForTheirDispatch) {
   // 2^26 elements in blocks of one thread on one element each: 2^26 blocks, whatever they do.
   namespace v = gpu_space::values;
-  search::HandCandidate hand(zoo_kernel("axpy", "67108864"));
+  recipes::HandCandidate hand(zoo_kernel("axpy", "67108864"));
   hand.kind("n2", v::dim_kind::BLOCK).size("n2_t0", 1).size("n2_t1", 1);
   const Bound b = Model(hand.kernel(), sm90()).bound(hand.complete());
   EXPECT_EQ(b.counts.blocks, 1 << 26);
@@ -167,7 +167,7 @@ TEST(Bound, OnTheCpuEveryThreadOfALevelComputesAValueItDoesNotIndex) {
   // fma on the 4 threads of y, and stores one of the copies.
   namespace v = gpu_space::values;
   const Description cpu = Description::named("cpu");
-  search::HandCandidate hand(zoo_kernel("axpy", "4096"), cpu.limits);
+  recipes::HandCandidate hand(zoo_kernel("axpy", "4096"), cpu.limits);
   hand.kind("n2", v::dim_kind::BLOCK).size("n2_t0", 32).size("n2_t1", 4);
   hand.kind("n2_t0", v::dim_kind::THREAD).level("n2_t0", 0).kind("n2_t1", v::dim_kind::LOOP);
   hand.mapping("n2", v::dim_mapping::MERGED).mapping("n2_t0", v::dim_mapping::MERGED);
@@ -185,10 +185,10 @@ TEST(Bound, OnTheCpuEveryThreadOfALevelComputesAValueItDoesNotIndex) {
 TEST(Bound, OnTheCpuTheThreadsLoopRunsOncePerIterationOfTheLoopsHoldingABarrier) {
   // The tiled matmul recipe: 16 blocks of 16 x 16 threads, k in 4 steps of 8 through shared
   // tiles, a barrier in each step: the C visits the block's 256 threads in every step.
-  for (const search::Recipe& recipe : search::benchmark_recipes()) {
+  for (const recipes::Recipe& recipe : recipes::benchmark_recipes()) {
     if (recipe.name != "sgemm_256x256x32") continue;
     const Description cpu = Description::named("cpu");
-    search::HandCandidate hand(zoo_kernel(recipe.kernel, recipe.sizes), cpu.limits);
+    recipes::HandCandidate hand(zoo_kernel(recipe.kernel, recipe.sizes), cpu.limits);
     recipe.decide(hand);
     const Bound b = Model(hand.kernel(), cpu).bound(hand.complete());
     EXPECT_EQ(b.counts.blocks, 16);

@@ -8,19 +8,25 @@
 #include <cstdlib>
 
 #include "device/cpu_evaluator.h"
-#include "search/device_description.h"
-#include "search/problem.h"
-#include "search/session.h"
+#include "search/gpu/code_features.h"
+#include "search/gpu/device_evaluator.h"
+#include "search/session/device_description.h"
+#include "search/session/problem.h"
+#include "search/session/session.h"
 #include "tests/zoo/zoo_names.h"
 #include "zoo/zoo.h"
 
 namespace sculpt::perf_model {
 namespace {
 
+/// What MCTS learns its model of: the code a candidate of the GPU space becomes.
+const search::CodeFeatures kCodeFeatures;
+
 const Description& this_cpu() {
   static const Description d = [] {
     std::string error;
-    std::optional<Description> found = search::device_description("cpu", "", &error);
+    std::optional<Description> found =
+        search::device_description(device::Kind::cpu, {}, "", &error);
     SCULPT_CHECK(found) << error;
     return std::move(*found);
   }();
@@ -37,6 +43,7 @@ TEST_P(CpuBound, IsAboveZeroAndAtMostEveryMeasuredTime) {
   const Model model(kernel, this_cpu());
   device::CpuEvaluator cpu;
   search::SessionOptions options;
+  options.features = &kCodeFeatures;
   options.algorithm = search::AlgorithmKind::random;
   const char* count = std::getenv("SCULPT_CANDIDATES");
   options.evals = count != nullptr ? std::atoi(count) : 10;

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "perf_model/description.h"
-#include "search/device_description.h"
+#include "search/session/device_description.h"
 
 namespace sculpt::perf_model {
 namespace {
@@ -124,21 +124,22 @@ TEST(Description, AGpuGetsTheDescriptionOfItsModelElseOfItsArchitecture) {
   std::string error;
   // An H200 shares the H100's architecture, not its memories.
   const std::optional<Description> h200 =
-      search::device_description("sm_90", "", &error, "NVIDIA H200 (sm_90)");
+      search::device_description(device::Kind::cuda, "sm_90", "", &error, "NVIDIA H200 (sm_90)");
   ASSERT_TRUE(h200) << error;
   EXPECT_EQ(h200->name, "h200");
   EXPECT_EQ(h200->limits.to_json(), Description::named("sm_90").limits.to_json());
   EXPECT_GT(h200->gpu->dram_bandwidth.value, Description::named("sm_90").gpu->dram_bandwidth.value);
-  const std::optional<Description> h100 =
-      search::device_description("sm_90", "", &error, "NVIDIA H100 80GB HBM3 (sm_90)");
+  const std::optional<Description> h100 = search::device_description(
+      device::Kind::cuda, "sm_90", "", &error, "NVIDIA H100 80GB HBM3 (sm_90)");
   ASSERT_TRUE(h100) << error;
   EXPECT_EQ(h100->name, "sm_90");
   // Asked for, a description wins over the GPU's own.
-  const std::optional<Description> asked =
-      search::device_description("sm_90", "sm_90", &error, "NVIDIA H200 (sm_90)");
+  const std::optional<Description> asked = search::device_description(
+      device::Kind::cuda, "sm_90", "sm_90", &error, "NVIDIA H200 (sm_90)");
   ASSERT_TRUE(asked) << error;
   EXPECT_EQ(asked->name, "sm_90");
-  EXPECT_FALSE(search::device_description("sm_120", "", &error, "NVIDIA Blackwell (sm_120)"));
+  EXPECT_FALSE(search::device_description(device::Kind::cuda, "sm_120", "", &error,
+                                          "NVIDIA Blackwell (sm_120)"));
   EXPECT_NE(error.find("sculpt characterize"), std::string::npos) << error;
 }
 

@@ -7,16 +7,22 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "codegen/device_code.h"
 #include "device/cuda_evaluator.h"
-#include "search/device_description.h"
-#include "search/problem.h"
-#include "search/recipes.h"
-#include "search/session.h"
+#include "search/gpu/code_features.h"
+#include "search/gpu/device_evaluator.h"
+#include "search/session/device_description.h"
+#include "search/session/problem.h"
+#include "search/session/session.h"
 #include "support/check.h"
+#include "tests/recipes/recipes.h"
 #include "zoo/zoo.h"
 
 namespace sculpt::perf_model {
 namespace {
+
+/// What MCTS learns its model of: the code a candidate of the GPU space becomes.
+const search::CodeFeatures kCodeFeatures;
 
 using namespace std::chrono_literals;
 
@@ -36,8 +42,8 @@ class OnTheGpu : public testing::Test {
   static const Description& described() {
     static const Description d = [] {
       std::string error;
-      std::optional<Description> found =
-          search::device_description(gpu().architecture(), "", &error, gpu().model());
+      std::optional<Description> found = search::device_description(
+          device::Kind::cuda, gpu().architecture(), "", &error, gpu().model());
       SCULPT_CHECK(found) << error;
       return *found;
     }();
@@ -67,6 +73,7 @@ TEST_P(GpuBound, RandomCandidatesAreNeverFasterThanTheirBound) {
   const auto root = gpu_space::make_root(kernel, described().limits);
   const Model model(kernel, described());
   search::SessionOptions options;
+  options.features = &kCodeFeatures;
   options.algorithm = search::AlgorithmKind::random;
   const char* count = std::getenv("SCULPT_CANDIDATES");
   options.evals = count != nullptr ? std::atoi(count) : 100;
@@ -105,14 +112,14 @@ class GpuBoundRecipes : public OnTheGpu {};
 TEST_F(GpuBoundRecipes, AreNeverFasterThanTheirBound) {
   std::vector<double> ratios;
   int violations = 0;
-  for (const search::Recipe& r : search::benchmark_recipes()) {
+  for (const recipes::Recipe& r : recipes::benchmark_recipes()) {
     const zoo::ZooLookup lookup = zoo::lookup_kernel(r.kernel, r.sizes);
     const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
-    search::HandCandidate hand(kernel);
+    recipes::HandCandidate hand(kernel);
     r.decide(hand);
     const Bound bound = Model(kernel, described()).bound(hand.complete());
     const device::Evaluation e =
-        gpu().evaluate(search::kernel_code(hand.complete(), device::Language::ptx, "recipe"),
+        gpu().evaluate(codegen::kernel_code(hand.complete(), device::Language::ptx, "recipe"),
                        search::make_problem(*lookup.info, lookup.sizes, kernel, 5));
     ASSERT_EQ(e.check, device::Check::ok) << r.name << ": " << e.message;
     const double ratio = *e.time_ns / bound.ns;

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "perf_model/model.h"
-#include "search/event_log.h"
+#include "search/log/event_log.h"
 #include "support/check.h"
 #include "zoo/zoo.h"
 

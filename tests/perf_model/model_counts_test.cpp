@@ -15,11 +15,12 @@
 #include <memory>
 #include <random>
 
+#include "codegen/device_code.h"
 #include "device/problem_data.h"
 #include "perf_model/model.h"
-#include "search/candidate_evaluator.h"
-#include "search/descent.h"
-#include "search/problem.h"
+#include "search/session/candidate_evaluator.h"
+#include "search/session/descent.h"
+#include "search/session/problem.h"
 #include "tests/device/ptx_emulator.h"
 #include "tests/frontend/new_kernels.h"
 #include "tests/zoo/zoo_names.h"
@@ -146,7 +147,7 @@ TEST_P(ModelCounts, NeverExceedWhatRan) {
     if (!descent.candidate) continue;
     const auto& candidate = static_cast<const gpu_space::Candidate&>(*descent.candidate);
     const device::KernelCode code =
-        search::kernel_code(candidate, device::Language::ptx, "candidate");
+        codegen::kernel_code(candidate, device::Language::ptx, "candidate");
     const ptx_emulator::Outcome ran = run_counted(code, data);
     ASSERT_EQ(ran.fault, ptx_emulator::Fault::none) << ran.message << "\n" << code.source;
     ++tally.candidates;

@@ -16,7 +16,7 @@
 
 #include "codegen/lower.h"
 #include "perf_model/model.h"
-#include "search/descent.h"
+#include "search/session/descent.h"
 #include "tests/zoo/zoo_names.h"
 #include "zoo/zoo.h"
 

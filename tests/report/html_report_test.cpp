@@ -2,6 +2,7 @@
 // no script), the fastest candidates' code escaped, PTX for a CUDA log, and empty or tiny logs
 // that still make a whole page.
 #include "report/html_report.h"
+#include "codegen/device_code.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -12,8 +13,8 @@
 #include <sstream>
 
 #include "report/svg_plot.h"
-#include "search/best_code.h"
-#include "search/candidate_evaluator.h"
+#include "search/log/best_code.h"
+#include "search/session/candidate_evaluator.h"
 #include "tests/explorer/command_test_util.h"
 #include "tests/report/synthetic_log.h"
 
@@ -64,7 +65,7 @@ class HtmlReport : public testing::Test {
   /// rather than measuring this machine).
   LoggedSearch open(const LogSpec& spec) {
     written_ = write_log(dir_, spec);
-    return LoggedSearch::open(dir_, spec.device == "cuda" ? "" : "cpu");
+    return LoggedSearch::open(dir_, spec.device == device::Kind::cuda ? "" : "cpu");
   }
 
   std::filesystem::path dir_ = explorer::fresh_dir("html_report");
@@ -101,7 +102,7 @@ TEST_F(HtmlReport, ShowsTheFastestCandidatesWithTheirEscapedCode) {
   ASSERT_EQ(fastest.size(), 3u);
   for (const LogEvaluation* e : fastest) {
     const std::string code =
-        search::kernel_code(*search.rebuild(*e), device::Language::c, "candidate").source;
+        codegen::kernel_code(*search.rebuild(*e), device::Language::c, "candidate").source;
     ASSERT_NE(code.find('<'), std::string::npos) << "the test needs code with markup in it";
     EXPECT_NE(html.find(escape_html(code)), std::string::npos) << "candidate " << e->id;
     EXPECT_EQ(html.find(code), std::string::npos) << "candidate " << e->id << " unescaped";
@@ -112,12 +113,12 @@ TEST_F(HtmlReport, ShowsTheFastestCandidatesWithTheirEscapedCode) {
 }
 
 TEST_F(HtmlReport, ShowsPtxForACudaLog) {
-  const LoggedSearch search = open({.device = "cuda", .checks = mostly_ok(4)});
+  const LoggedSearch search = open({.device = device::Kind::cuda, .checks = mostly_ok(4)});
   const std::string html = html_report(search, {.top = 1});
   expect_whole_page(html);
   EXPECT_NE(html.find("matmul 32x32x32 on cuda"), std::string::npos);
   EXPECT_NE(html.find("Code (PTX)"), std::string::npos);
-  const std::string ptx = search::code_listing(search::kernel_code(
+  const std::string ptx = search::code_listing(codegen::kernel_code(
       *search.rebuild(*search.fastest(1).front()), device::Language::ptx, "candidate"));
   EXPECT_NE(html.find(escape_html(ptx)), std::string::npos);
 }

@@ -12,16 +12,16 @@
 
 #include "gpu_space/space.h"
 #include "perf_model/model.h"
-#include "search/descent.h"
-#include "search/event_log.h"
-#include "search/session.h"
+#include "search/log/event_log.h"
+#include "search/session/descent.h"
+#include "search/session/session.h"
 #include "zoo/zoo.h"
 
 namespace sculpt::report {
 
 struct LogSpec {
-  /// "cpu" (read with the shipped cpu description) or "cuda" (sm_90).
-  std::string device = "cpu";
+  /// The CPU (read with the shipped cpu description) or CUDA (sm_90).
+  device::Kind device = device::Kind::cpu;
   /// One evaluation per entry, in order: ok, wrong, fault, timeout or compile_error.
   std::vector<std::string> checks;
   /// Ends with a session's statistics line.
@@ -36,7 +36,7 @@ inline std::vector<search::LogEvaluation> write_log(const std::filesystem::path&
                                                     const LogSpec& spec) {
   const zoo::ZooLookup lookup = zoo::lookup_kernel("matmul", "32x32x32");
   const perf_model::Description description =
-      perf_model::Description::named(spec.device == "cuda" ? "sm_90" : "cpu");
+      perf_model::Description::named(spec.device == device::Kind::cuda ? "sm_90" : "cpu");
   const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
   const auto root = gpu_space::make_root(kernel, description.limits);
   const perf_model::Model model(kernel, description);

@@ -1,7 +1,7 @@
 // The learnt model: it recovers what each move costs from candidates' times, ranks unseen
 // combinations by their moves, also when fitted only as its samples grow, and a move seldom
 // measured keeps a weight pulled towards 0.
-#include "search/additive_model.h"
+#include "search/model/additive_model.h"
 
 #include <gtest/gtest.h>
 

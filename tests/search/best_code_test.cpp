@@ -1,6 +1,6 @@
 // The best code of a run folder: the header that names its candidate, the launch a PTX file needs
 // beside its code, and reading the candidate back.
-#include "search/best_code.h"
+#include "search/log/best_code.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The learnt model's features: the loops around each instruction, and the grid. The paper's
 // outer product in its two nestings shares only what does not depend on which loop is inside.
-#include "search/code_features.h"
+#include "search/gpu/code_features.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "codegen/lower.h"
-#include "search/hand_candidate.h"
 #include "tests/codegen/golden_candidates.h"
+#include "tests/recipes/hand_candidate.h"
 
 namespace sculpt::search {
 namespace {
@@ -18,7 +18,7 @@ namespace {
 /// The features of the paper's outer product (C[i, j] = A[i] * B[j]) with every loop
 /// sequential and fused across nests, d_i outside d_j or inside it (golden_candidates.h).
 std::vector<std::uint64_t> outer_product_features(bool i_outside) {
-  HandCandidate d(testing::outer_product());
+  recipes::HandCandidate d(testing::outer_product());
   testing::decide_outer_product_nesting(d, i_outside);
   const gpu_space::Candidate& candidate = d.complete();
   return code_features(codegen::lower(candidate), candidate.backbone().kernel());

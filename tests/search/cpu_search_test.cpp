@@ -17,13 +17,18 @@
 
 #include "device/cpu_evaluator.h"
 #include "perf_model/model.h"
-#include "search/device_description.h"
-#include "search/problem.h"
-#include "search/session.h"
+#include "search/gpu/code_features.h"
+#include "search/gpu/device_evaluator.h"
+#include "search/session/device_description.h"
+#include "search/session/problem.h"
+#include "search/session/session.h"
 #include "zoo/zoo.h"
 
 namespace sculpt::search {
 namespace {
+
+/// What MCTS learns its model of: the code a candidate of the GPU space becomes.
+const CodeFeatures kCodeFeatures;
 
 int from_environment(const char* name, int fallback) {
   const char* value = std::getenv(name);
@@ -43,6 +48,7 @@ std::vector<double> best_curve(const spacegen::CandidateBase& root, device::CpuE
                                std::uint64_t seed) {
   DeviceEvaluator evaluator(cpu, problem);
   SessionOptions options;
+  options.features = &kCodeFeatures;
   options.algorithm = algorithm;
   options.evals = evals;
   options.seed = seed;
@@ -69,7 +75,7 @@ TEST_P(CpuSearch, MctsFindsBetterCandidatesSoonerThanRandomDescents) {
   ASSERT_TRUE(lookup.ok()) << lookup.error;
   const backbone::Kernel kernel = lookup.info->build(lookup.sizes);
   std::string error;
-  const auto description = device_description("cpu", "", &error);
+  const auto description = device_description(device::Kind::cpu, {}, "", &error);
   ASSERT_TRUE(description) << error;
   const auto root = gpu_space::make_root(kernel, description->limits);
   const perf_model::Model model(kernel, *description);

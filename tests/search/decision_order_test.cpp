@@ -1,8 +1,9 @@
-// The decision order (search/decision_order.h): what it accepts and refuses, its default on the
-// GPU space, and that it never changes which candidates are valid: a tiny space enumerated in
+// The decision order (search/session/decision_order.h): what it accepts and refuses, its default on
+// the GPU space, and that it never changes which candidates are valid: a tiny space enumerated in
 // full has the same candidates in every order, and every random candidate of the GPU space
 // found in the default order is rebuilt, decision by decision, in the declaration order.
-#include "search/decision_order.h"
+#include "search/session/decision_order.h"
+#include "search/session/device_defaults.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +13,7 @@
 #include "generated/space_property/space.h"
 #include "gpu_space/space.h"
 #include "perf_model/description.h"
-#include "search/descent.h"
+#include "search/session/descent.h"
 #include "tests/spacegen/space_fixture.h"
 #include "zoo/zoo.h"
 
@@ -27,13 +28,15 @@ std::unique_ptr<gpu_space::Candidate> matmul_root() {
 
 TEST(DecisionOrder, TheDefaultDecidesTheShapeOfTilesFirstAndEveryChoiceOnce) {
   const auto root = matmul_root();
-  const DecisionOrder order = DecisionOrder::standard(root->table());
+  const DecisionOrder order =
+      DecisionOrder::standard(root->table(), defaults_for(device::Kind::cuda).order);
   EXPECT_EQ(order.to_string(root->table()),
             "tile_product,size,dim_kind,thread_mapping,level_used,dim_mapping,temp_slot,"
             "mem_space,order,cache,is_block_dim,is_iteration_dim")
       << "then the quotients' representatives, in declaration order";
   EXPECT_EQ(order.next(*root)->choice, order.choices().front());
-  EXPECT_EQ(DecisionOrder::standard(root->table(), "cpu").to_string(root->table()),
+  EXPECT_EQ(DecisionOrder::standard(root->table(), defaults_for(device::Kind::cpu).order)
+                .to_string(root->table()),
             "dim_mapping,mem_space,thread_mapping,dim_kind,order,tile_product,size,level_used,"
             "temp_slot,cache,is_block_dim,is_iteration_dim")
       << "the CPU's own";
@@ -78,7 +81,8 @@ TEST(DecisionOrder, EveryOrderFindsTheSameCandidatesOfATinySpace) {
   std::string error;
   std::set<std::string> declared, standard, reversed;
   leaves(*root, DecisionOrder::declaration(root->table()), declared);
-  leaves(*root, DecisionOrder::standard(root->table()), standard);
+  leaves(*root, DecisionOrder::standard(root->table(), defaults_for(device::Kind::cuda).order),
+         standard);
   const auto reverse = DecisionOrder::parse(root->table(), "size,fused,order,kind", &error);
   ASSERT_TRUE(reverse) << error;
   leaves(*root, *reverse, reversed);
@@ -89,7 +93,8 @@ TEST(DecisionOrder, EveryOrderFindsTheSameCandidatesOfATinySpace) {
 
 TEST(DecisionOrder, CandidatesOfTheGpuSpaceFoundInOneOrderAreRebuiltInAnother) {
   const auto root = matmul_root();
-  const DecisionOrder standard = DecisionOrder::standard(root->table());
+  const DecisionOrder standard =
+      DecisionOrder::standard(root->table(), defaults_for(device::Kind::cuda).order);
   const DecisionOrder declared = DecisionOrder::declaration(root->table());
   std::mt19937_64 rng(3);
   int found = 0;

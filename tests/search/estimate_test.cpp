@@ -1,5 +1,5 @@
-// Space-size estimators (search/estimate.h) against exact counts: on tiny generated test spaces
-// (tests/spacegen/spaces/) whose search tree is enumerated in full, the 95% intervals of
+// Space-size estimators (search/estimate/estimate.h) against exact counts: on tiny generated test
+// spaces (tests/spacegen/spaces/) whose search tree is enumerated in full, the 95% intervals of
 // Knuth's and Chen's methods contain the exact number of leaves, Knuth's dead-end interval
 // contains the exact probability of a dead end, uniform trees are counted exactly, every
 // estimate is a function of its seed, and a stop request keeps the samples finished.
@@ -13,8 +13,8 @@
 
 #include "generated/space_conflict/space.h"
 #include "generated/space_property/space.h"
-#include "search/descent.h"
-#include "search/estimate.h"
+#include "search/estimate/estimate.h"
+#include "search/session/descent.h"
 #include "tests/spacegen/space_fixture.h"
 
 namespace sculpt::search {

@@ -1,4 +1,4 @@
-// The search session (search/session.h) and its algorithms, on stand-in devices:
+// The search session (search/session/session.h) and its algorithms, on stand-in devices:
 // - its budget and stop request (the measurement under way finishes, the waiting ones are
 //   abandoned, ids stay contiguous) and its cutoff (each candidate timed against the best time
 //   measured before it, a resumed search's included);
@@ -12,7 +12,7 @@
 //   goes on from them;
 // - on tiny test spaces enumerated in full: MCTS and branch-and-bound evaluate every candidate
 //   exactly once, then say the space is exhausted.
-#include "search/session.h"
+#include "search/session/session.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -32,14 +32,20 @@
 #include "device/pipeline.h"
 #include "generated/space_property/space.h"
 #include "perf_model/description.h"
-#include "search/descent.h"
-#include "search/problem.h"
-#include "search/stand_in_device.h"
+#include "search/gpu/code_features.h"
+#include "search/gpu/device_evaluator.h"
+#include "search/session/descent.h"
+#include "search/session/problem.h"
+#include "search/session/stand_in_device.h"
+#include "support/error.h"
 #include "tests/spacegen/space_fixture.h"
 #include "zoo/zoo.h"
 
 namespace sculpt::search {
 namespace {
+
+/// What MCTS learns its model of: the code a candidate of the GPU space becomes.
+const CodeFeatures kCodeFeatures;
 
 using namespace std::chrono_literals;
 
@@ -59,7 +65,7 @@ class ScriptedDevice final : public device::Evaluator {
                 const device::KernelCode&, const std::shared_ptr<const device::Problem>&, int&,
                 const device::CutoffSnapshot& snapshot) { return measure(snapshot.cutoff); }) {}
 
-  std::string name() const override { return "stand-in"; }
+  device::Kind kind() const override { return device::Kind::stand_in; }
   void cancel_waiting() override { pipeline_.cancel_waiting(); }
   device::DeviceTimes times() const override { return pipeline_.times(); }
 
@@ -137,6 +143,7 @@ class SessionBudget : public testing::Test {
   SessionBudget() : axpy_("axpy", "4096") {}
   SessionOptions random_options() const {
     SessionOptions o;
+    o.features = &kCodeFeatures;
     o.algorithm = AlgorithmKind::random;
     return o;
   }
@@ -270,6 +277,7 @@ class SessionOnMatmul : public testing::TestWithParam<AlgorithmKind> {
 
 TEST_P(SessionOnMatmul, OneThreadAndASeedGiveTheSameLogTwice) {
   SessionOptions options;
+  options.features = &kCodeFeatures;
   options.algorithm = GetParam();
   options.evals = evals();
   options.seed = 11;
@@ -288,6 +296,7 @@ TEST_P(SessionOnMatmul, OneThreadAndASeedGiveTheSameLogTwice) {
 
 TEST_P(SessionOnMatmul, NoCandidateIsSubmittedWithABoundAtOrAboveTheCut) {
   SessionOptions options;
+  options.features = &kCodeFeatures;
   options.algorithm = GetParam();
   options.evals = 2 * evals();
   options.in_flight = 4;
@@ -313,7 +322,7 @@ class FasterThanTheBound final : public CandidateEvaluator {
  public:
   explicit FasterThanTheBound(int from, double factor = 100, double spread = 3)
       : from_(from), factor_(factor), device_(0us, spread) {}
-  std::string device_name() const override { return device_.device_name(); }
+  device::Kind device_kind() const override { return device_.device_kind(); }
   Submission prepare(const spacegen::CandidateBase& candidate, double bound_ns) const override {
     return device_.prepare(candidate, bound_ns);
   }
@@ -343,6 +352,7 @@ TEST_P(SessionOnMatmul, ACandidateFasterThanItsBoundWidensTheCut) {
   const int from = evals() / 2;
   FasterThanTheBound device(from);
   SessionOptions options;
+  options.features = &kCodeFeatures;
   options.algorithm = GetParam();
   options.evals = evals();
   options.in_flight = 4;
@@ -394,6 +404,7 @@ TEST_P(SessionOnMatmul, ACandidateFasterThanItsBoundWidensTheCut) {
 TEST_P(SessionOnMatmul, ATimeWithinTwoPercentUnderItsBoundIsNoViolation) {
   FasterThanTheBound device(0, 1.015, /*spread=*/0);
   SessionOptions options;
+  options.features = &kCodeFeatures;
   options.algorithm = GetParam();
   // As many as are submitted before the first time is known: past that, times equal to their
   // bounds leave little below the cut.
@@ -414,6 +425,7 @@ INSTANTIATE_TEST_SUITE_P(Algorithms, SessionOnMatmul, testing::ValuesIn(kAlgorit
 TEST(Session, TwoThreadsKeepA50MillisecondDeviceBusy) {
   Problem axpy("axpy", "1048576");
   SessionOptions options;
+  options.features = &kCodeFeatures;
   options.threads = 2;
   options.evals = 25;
   StandInDevice device(50ms);
@@ -459,6 +471,7 @@ TEST(Session, ASlowCompilationHoldsOnlyItsOwnPlaceInFlight) {
   constexpr std::int64_t kSlow = 5;
   SlowCompilation device(kSlow, 600ms);
   SessionOptions options;
+  options.features = &kCodeFeatures;
   options.threads = 2;
   options.evals = 50;
   std::vector<std::int64_t> ids;
@@ -487,6 +500,7 @@ TEST(Session, WithTwoThreadsTheBudgetAbandonsWhatIsStillCompiling) {
   Problem axpy("axpy", "1048576");
   SlowCompilation device(2, 20s);
   SessionOptions options;
+  options.features = &kCodeFeatures;
   options.threads = 2;
   options.evals = 1000;
   options.budget = 500ms;
@@ -510,7 +524,7 @@ class StandInQueues final : public CandidateEvaluator {
   explicit StandInQueues(int queues) : queues_(queues), device_(0us) {}
   StandInQueues(int queues, std::chrono::microseconds latency, StandInDevice::CompileTime compile)
       : queues_(queues), device_(latency, 3, std::move(compile)) {}
-  std::string device_name() const override { return device_.device_name(); }
+  device::Kind device_kind() const override { return device_.device_kind(); }
   Submission prepare(const spacegen::CandidateBase& candidate, double bound_ns) const override {
     return device_.prepare(candidate, bound_ns);
   }
@@ -542,6 +556,7 @@ TEST(Session, OneThreadOverSeveralDeviceQueuesCollectsEvaluationsAsTheyEnd) {
     return std::chrono::microseconds(600ms);
   });
   SessionOptions options;
+  options.features = &kCodeFeatures;
   options.evals = 50;
   std::optional<std::size_t> slow_collected;
   std::size_t collected = 0;
@@ -561,6 +576,7 @@ TEST(Session, KeepsTwoCandidatesInFlightPerDeviceQueue) {
   for (int queues : {1, 4}) {
     StandInQueues device(queues);
     SessionOptions options;
+    options.features = &kCodeFeatures;
     options.evals = 30;
     Session session(*matmul.root, device, matmul.model.get(), options);
     int before_first = -1;
@@ -575,6 +591,7 @@ TEST(Session, KeepsTwoCandidatesInFlightPerDeviceQueue) {
 TEST(Session, AResumedSearchRebuildsItsTreeAndMeasuresNoLoggedCandidateAgain) {
   Problem matmul("matmul", "256x256x32");
   SessionOptions options;
+  options.features = &kCodeFeatures;
   options.evals = 30;
   StandInDevice device(0us);
   const Outcome first = search(*matmul.root, device, matmul.model.get(), options);
@@ -625,7 +642,7 @@ class ThreadsAreSlow final : public CandidateEvaluator {
     }
     return threads;
   }
-  std::string device_name() const override { return "stand-in"; }
+  device::Kind device_kind() const override { return device::Kind::stand_in; }
   Submission prepare(const spacegen::CandidateBase& c, double) const override {
     return {{}, 1000 * std::pow(8.0, thread_dims(c)), c.hash()};
   }
@@ -647,6 +664,7 @@ class ThreadsAreSlow final : public CandidateEvaluator {
 double mean_thread_dims(const MctsOptions& mcts, int from, int to, std::uint64_t seed = 1) {
   Problem matmul("matmul", "256x256x32");
   SessionOptions options;
+  options.features = &kCodeFeatures;
   options.seed = seed;
   options.mcts = mcts;
   options.evals = to;
@@ -712,6 +730,7 @@ TEST(Session, ScreeningProposesCandidatesNotEvaluatedBefore) {
   Problem matmul("matmul", "1024x1024x1024");
   const auto found_again = [&](int screen) {
     SessionOptions options;
+    options.features = &kCodeFeatures;
     options.evals = 150;
     options.mcts.screen = screen;
     StandInDevice device(0us);
@@ -733,6 +752,7 @@ TEST(Session, UntilAFirstTimeTheSearchProposesLowBounds) {
     for (std::uint64_t seed = 1; seed <= 5; ++seed) {
       StandInDevice device(0us);
       SessionOptions options;
+      options.features = &kCodeFeatures;
       options.seed = seed;
       options.evals = 3;
       options.mcts.opening = opening;
@@ -753,6 +773,7 @@ TEST(Session, TheWalksSetAsideCountAsRollouts) {
   Problem matmul("matmul", "1024x1024x1024");
   StandInDevice device(0us);
   SessionOptions options;
+  options.features = &kCodeFeatures;
   options.evals = 5;
   options.mcts.opening = 4;
   options.mcts.screen = 3;
@@ -789,6 +810,7 @@ TEST(Session, NeighboursOfTheBestKeepMostOfItsDecisions) {
   // fastest collected before it (symmetric difference of the decision sets); the median.
   const auto distance_to_best = [&](double local) {
     SessionOptions options;
+    options.features = &kCodeFeatures;
     options.mcts.local = local;
     options.mcts.local_after = 10;
     options.evals = 60;
@@ -833,6 +855,7 @@ std::vector<const Line*> by_time(const Outcome& outcome) {
 std::vector<Line> fastest_found(const Problem& problem, std::int64_t evals, std::size_t n) {
   StandInDevice device(0us);
   SessionOptions options;
+  options.features = &kCodeFeatures;
   options.evals = evals;
   const Outcome found = search(*problem.root, device, problem.model.get(), options);
   std::vector<Line> fastest;
@@ -846,6 +869,7 @@ TEST(Session, StartsAreEvaluatedFirstAndTheSearchGoesOnFromThem) {
   const std::vector<Line> fastest = fastest_found(matmul, 40, 10);
   StandInDevice device(0us);
   SessionOptions options;
+  options.features = &kCodeFeatures;
   options.seed = 2;
   options.evals = 30;
   options.mcts.local = 1;
@@ -883,6 +907,7 @@ TEST(Session, StartsFromOtherSizesKeepTheDecisionsThatStillApply) {
   const std::vector<Line> fastest = fastest_found(large, 20, 5);
   StandInDevice device(0us);
   SessionOptions options;
+  options.features = &kCodeFeatures;
   options.evals = 20;
 
   std::size_t skipped = 0;
@@ -903,6 +928,7 @@ TEST(Session, StartsFromOtherSizesKeepTheDecisionsThatStillApply) {
 TEST(Session, StatisticsSayWhereTheTimeWent) {
   Problem matmul("matmul", "256x256x32");
   SessionOptions options;
+  options.features = &kCodeFeatures;
   options.evals = 20;
   StandInDevice device(1ms);
   const Outcome out = search(*matmul.root, device, matmul.model.get(), options);
@@ -928,11 +954,13 @@ TEST(Session, AnUnknownDecisionOrderIsRefused) {
   Problem axpy("axpy", "64");
   StandInDevice device(0us);
   SessionOptions options;
+  options.features = &kCodeFeatures;
   options.order = "size,colour";
   try {
     Session session(*axpy.root, device, nullptr, options);
     FAIL() << "accepted";
-  } catch (const std::invalid_argument& e) {
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::usage);
     EXPECT_NE(std::string(e.what()).find("'colour' is not a choice"), std::string::npos)
         << e.what();
   }
@@ -961,6 +989,7 @@ TEST_P(SessionOnATinySpace, EvaluatesEveryCandidateOnceThenSaysTheSpaceIsExhaust
   leaves(*root, all);
   ASSERT_GT(all.size(), 3u);
   SessionOptions options;
+  options.features = &kCodeFeatures;
   options.algorithm = GetParam();
   options.evals = static_cast<std::int64_t>(all.size()) + 10;
   StandInDevice device(0us);

@@ -15,8 +15,8 @@
 #include <string>
 
 #include "report/html_report.h"
-#include "search/event_log.h"
-#include "search/logged_search.h"
+#include "search/gpu/logged_search.h"
+#include "search/log/event_log.h"
 #include "tests/search/fuzz/generate.h"
 
 namespace {
