@@ -18,6 +18,8 @@
 #include <variant>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "device/cutoff.h"
 #include "device/evaluator.h"
 #include "device/thread_pool.h"
@@ -121,6 +123,13 @@ class Pipeline {
     idle_.wait(lock, [this] { return !measuring_ || stopping_; });
   }
 
+  /// Candidates left uncompiled because their bound had reached the cutoff when a compiler was
+  /// free for them.
+  std::int64_t not_compiled() const {
+    std::lock_guard lock(mutex_);
+    return not_compiled_;
+  }
+
   /// Compilations that finished while a candidate was being measured: the overlap that keeps
   /// the device busy.
   std::int64_t compiled_while_measuring() const {
@@ -167,8 +176,33 @@ class Pipeline {
     return true;
   }
 
+  /// Whether `job`'s bound reached its cutoff (widened by the slack), as `at` has it: measuring
+  /// it could only cut it short, and compiling it could only feed that.
+  static bool past_cutoff(const Job& job, const CutoffSnapshot& at) {
+    return at.cutoff &&
+           job.bound_ns >= static_cast<double>(at.cutoff->count()) * job.cutoff->slack();
+  }
+
+  /// Settles `job` with PastTheCutoff, `when` saying at which stage.
+  static void drop_past_cutoff(Job& job, const char* when) {
+    job.promise.set_exception(std::make_exception_ptr(PastTheCutoff(
+        fmt::format("its bound reached the cutoff {}: {} not measured", when, job.code.entry))));
+  }
+
   void compile(const std::shared_ptr<Job>& job) {
     if (!still_waiting(job, false)) return;
+    // Times measured since it was submitted may have put it past the cutoff: the compiler's time
+    // goes to another candidate.
+    if (job->cutoff && past_cutoff(*job, job->cutoff->snapshot())) {
+      if (still_waiting(job, true)) {
+        {
+          std::lock_guard lock(mutex_);
+          ++not_compiled_;
+        }
+        drop_past_cutoff(*job, "before it compiled");
+      }
+      return;
+    }
     std::optional<CompileResult> result;
     const auto start = std::chrono::steady_clock::now();
     try {
@@ -207,10 +241,8 @@ class Pipeline {
         waiting_.erase(job);
       }
       const CutoffSnapshot at = job->cutoff ? job->cutoff->snapshot() : CutoffSnapshot{};
-      if (at.cutoff &&
-          job->bound_ns >= static_cast<double>(at.cutoff->count()) * job->cutoff->slack()) {
-        job->promise.set_exception(std::make_exception_ptr(PastTheCutoff(
-            "its bound reached the cutoff while it waited: " + job->code.entry + " not measured")));
+      if (past_cutoff(*job, at)) {
+        drop_past_cutoff(*job, "while it waited");
         continue;
       }
       {
@@ -263,6 +295,7 @@ class Pipeline {
   DeviceTimes times_{};
   std::int64_t evaluations_ = 0;
   std::int64_t compiled_while_measuring_ = 0;
+  std::int64_t not_compiled_ = 0;
 
   // Started once everything above exists, stopped before it goes.
   std::thread measurer_;

@@ -163,6 +163,31 @@ TEST(Pipeline, ACandidateBoundPastTheCutoffIsNotMeasured) {
   EXPECT_EQ(pipeline.evaluations(), 4);
 }
 
+// A candidate whose bound the cutoff has reached by the time a compiler is free for it is not
+// compiled either: the compiler's time goes to the next one.
+TEST(Pipeline, ACandidateBoundPastTheCutoffIsNotCompiled) {
+  std::mutex mutex;
+  std::vector<std::string> compiled;
+  Pipeline<int> pipeline(
+      1,
+      [&](const KernelCode& code, std::stop_token) -> Pipeline<int>::CompileResult {
+        std::lock_guard lock(mutex);
+        compiled.push_back(code.entry);
+        return 0;
+      },
+      [](const KernelCode&, const std::shared_ptr<const Problem>&, int&, const CutoffSnapshot&) {
+        Evaluation e;
+        e.time_ns = 1000;
+        return e;
+      });
+  auto cutoff = std::make_shared<Cutoff>(2.0);
+  pipeline.submit(code_named("first"), nullptr, cutoff, 10).get();
+  EXPECT_THROW(pipeline.submit(code_named("past"), nullptr, cutoff, 2000).get(), PastTheCutoff);
+  pipeline.submit(code_named("below"), nullptr, cutoff, 1999).get();
+  EXPECT_EQ(compiled, (std::vector<std::string>{"first", "below"}));
+  EXPECT_EQ(pipeline.not_compiled(), 1);
+}
+
 TEST(Pipeline, AMeasurementSeesTheBestTimeBesideTheCutoff) {
   std::vector<CutoffSnapshot> seen;
   Pipeline<int> pipeline(
