@@ -78,11 +78,7 @@ perf_model::CpuRates rates_of(const CpuCharacteristics& c) {
 }  // namespace
 
 perf_model::Description cpu_description(const CpuCharacteristics& c) {
-  perf_model::Description d;
-  d.name = "cpu";
-  d.about = c.identity;
-  d.limits = perf_model::Description::named("sm_90").limits;
-  d.limits_of = "sm_90";
+  perf_model::Description d = measured_description("cpu", c.identity);
   d.cpu = rates_of(c);
   return d;
 }

@@ -140,11 +140,8 @@ perf_model::GpuRates rates_of(const GpuCharacteristics& c) {
 }  // namespace
 
 perf_model::Description gpu_description(const GpuCharacteristics& c) {
-  perf_model::Description d;
-  d.name = fmt::format("sm_{}", c.attributes.compute_capability);
-  d.about = c.device;
-  d.limits = perf_model::Description::named("sm_90").limits;
-  d.limits_of = "sm_90";
+  perf_model::Description d =
+      measured_description(fmt::format("sm_{}", c.attributes.compute_capability), c.device);
   d.gpu = rates_of(c);
   return d;
 }

@@ -7,6 +7,9 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
+
+#include "perf_model/description.h"
 
 namespace sculpt::device {
 
@@ -30,6 +33,17 @@ inline double round_outward(double x, bool up) {
 inline std::string format_bytes(std::int64_t bytes) {
   if (bytes >= (std::int64_t{1} << 20)) return fmt::format("{:.4g} MiB", bytes / 1048576.0);
   return fmt::format("{:.4g} KiB", bytes / 1024.0);
+}
+
+/// A measured device's description before its rates: its name and what it is, with sm_90's
+/// limits, the shapes every device's space is built with.
+inline perf_model::Description measured_description(std::string name, std::string about) {
+  perf_model::Description d;
+  d.name = std::move(name);
+  d.about = std::move(about);
+  d.limits = perf_model::Description::named("sm_90").limits;
+  d.limits_of = "sm_90";
+  return d;
 }
 
 }  // namespace sculpt::device

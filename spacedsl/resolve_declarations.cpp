@@ -1,11 +1,28 @@
 // Pass: every set, quotient and choice gets its id, name, location and doc comment, and the
 // `require`s and triggers are listed for the later passes. A name declared twice is an error.
+#include <string>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "spacedsl/resolve_state.h"
 
 namespace sculpt::spacedsl::resolver {
 namespace {
+
+/// Gives `name` the id `id` in `ids`; a name `ids` has already is an error, which says where
+/// the first `what` of that name (among `declared`) is.
+template <typename Id, typename Declared>
+void claim_name(State& s, const SourceFile& file, const ast::Name& name, Id id,
+                std::unordered_map<std::string, Id>& ids, const char* what,
+                const std::vector<Declared>& declared) {
+  auto [it, inserted] = ids.emplace(name.text, id);
+  if (!inserted) {
+    s.error(file, name.offset,
+            std::string(what) + " '" + name.text + "' is declared twice (first at " +
+                where(file, declared[it->second].loc) + ")");
+  }
+}
 
 void declare_set(State& s, const SourceFile& file, const ast::Name& name, std::size_t item_offset,
                  bool parametric) {
@@ -14,12 +31,7 @@ void declare_set(State& s, const SourceFile& file, const ast::Name& name, std::s
   set.name = name.text;
   set.loc = s.loc(file, name.offset);
   set.doc = doc_above(file, item_offset);
-  auto [it, inserted] = s.set_ids.emplace(name.text, id);
-  if (!inserted) {
-    s.error(file, name.offset,
-            "set '" + name.text + "' is declared twice (first at " +
-                where(file, s.model.sets[it->second].loc) + ")");
-  }
+  claim_name(s, file, name, id, s.set_ids, "set", s.model.sets);
   s.model.sets.push_back(std::move(set));
   s.parametric.push_back(parametric);
 }
@@ -32,12 +44,7 @@ void add_choice(State& s, const SourceFile& file, const ast::Name& name, std::si
   choice.loc = s.loc(file, name.offset);
   choice.doc = doc_above(file, item_offset);
   choice.kind = kind;
-  auto [it, inserted] = s.choice_ids.emplace(name.text, id);
-  if (!inserted) {
-    s.error(file, name.offset,
-            "choice '" + name.text + "' is declared twice (first at " +
-                where(file, s.model.choices[it->second].loc) + ")");
-  }
+  claim_name(s, file, name, id, s.choice_ids, "choice", s.model.choices);
   s.model.choices.push_back(std::move(choice));
   s.choice_sources.push_back(source);
 }

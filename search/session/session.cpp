@@ -138,28 +138,37 @@ std::string SessionStats::to_json() const {
   return j.dump();
 }
 
+namespace {
+
+/// The order a user named, else the device's.
+DecisionOrder decision_order(const spacegen::CandidateBase& root,
+                             const std::optional<std::string>& names,
+                             const DeviceDefaults& defaults) {
+  if (!names) return DecisionOrder::standard(root.table(), defaults.order);
+  std::string error;
+  std::optional<DecisionOrder> order = DecisionOrder::parse(root.table(), *names, &error);
+  if (!order) throw Error(Error::Kind::usage, error);
+  return std::move(*order);
+}
+
+}  // namespace
+
 Session::Session(const spacegen::CandidateBase& root, CandidateEvaluator& evaluator,
                  const perf_model::Model* model, SessionOptions options)
     : root_(root),
       evaluator_(evaluator),
       options_(std::move(options)),
-      order_(DecisionOrder::standard(root.table(), defaults_for(evaluator.device_kind()).order)) {
+      order_(decision_order(root, options_.order, defaults_for(evaluator.device_kind()))) {
   SCULPT_CHECK(options_.threads >= 1) << "a search needs a searching thread";
-  if (options_.order) {
-    std::string error;
-    std::optional<DecisionOrder> order =
-        DecisionOrder::parse(root.table(), *options_.order, &error);
-    if (!order) throw Error(Error::Kind::usage, error);
-    order_ = std::move(*order);
-  }
+  const DeviceDefaults& defaults = defaults_for(evaluator.device_kind());
   context_ = std::make_unique<SearchContext>(order_, model, evaluator_);
   main_thread_ = std::make_unique<SearchThread>(*context_, thread_seed(options_.seed, 0, 0));
   switch (options_.algorithm) {
     case AlgorithmKind::mcts:
       if (!options_.mcts.opening)
-        options_.mcts.opening = defaults_for(evaluator.device_kind()).opening;
+        options_.mcts.opening = defaults.opening;
       if (!options_.mcts.screen)
-        options_.mcts.screen = defaults_for(evaluator.device_kind()).screen;
+        options_.mcts.screen = defaults.screen;
       algorithm_ = std::make_unique<Mcts>(root_, *main_thread_, options_.mcts, options_.features);
       break;
     case AlgorithmKind::bb:

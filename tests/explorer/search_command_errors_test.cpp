@@ -270,6 +270,8 @@ TEST_P(DamagedLogs, AreRefusedWithTheLine) {
 INSTANTIATE_TEST_SUITE_P(
     Lines, DamagedLogs,
     testing::Values(
+        DamagedLog{"UnknownDevice", [](auto& l) { l[0]["device"] = "tpu"; },
+                   "1: 'device' is 'tpu', not a device \\(cpu, cuda, stand-in\\)"},
         DamagedLog{"RepeatedId", [](auto& l) { l[3]["id"] = 1; },
                    "4: id 1 does not follow the previous line's 1"},
         DamagedLog{"NegativeTime", [](auto& l) { l[2]["time_ns"] = -100.0; },
