@@ -165,10 +165,8 @@ Session::Session(const spacegen::CandidateBase& root, CandidateEvaluator& evalua
   main_thread_ = std::make_unique<SearchThread>(*context_, thread_seed(options_.seed, 0, 0));
   switch (options_.algorithm) {
     case AlgorithmKind::mcts:
-      if (!options_.mcts.opening)
-        options_.mcts.opening = defaults.opening;
-      if (!options_.mcts.screen)
-        options_.mcts.screen = defaults.screen;
+      if (!options_.mcts.opening) options_.mcts.opening = defaults.opening;
+      if (!options_.mcts.screen) options_.mcts.screen = defaults.screen;
       algorithm_ = std::make_unique<Mcts>(root_, *main_thread_, options_.mcts, options_.features);
       break;
     case AlgorithmKind::bb:
