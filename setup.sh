@@ -11,7 +11,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   libboost-dev libisl-dev libgmp-dev
   nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev libjemalloc-dev libopenblas-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev libjemalloc-dev libopenblas-dev libdnnl-dev
   clang libclang-rt-14-dev clang-16 libclang-rt-16-dev clang-format chromium
   libopenmpi-dev openmpi-bin
 )

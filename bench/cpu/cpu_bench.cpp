@@ -22,11 +22,11 @@
 #include <memory>
 #include <optional>
 #include <regex>
-#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench/cpu/openblas_core.h"
 #include "bench/cpu/peers.h"
 #include "device/cpu_evaluator.h"
 #include "search/session/problem.h"
@@ -34,41 +34,6 @@
 
 namespace sculpt::bench {
 namespace {
-
-/// The OpenBLAS core type (an OPENBLAS_CORETYPE value OpenBLAS 0.3.21 knows) whose kernels
-/// suit this processor, from the vendor and the instruction sets /proc/cpuinfo lists: a virtual
-/// machine may hide the model from OpenBLAS's own detection but lists the flags. Zen 4 has
-/// Cooper Lake's AVX-512 (with bf16), and OpenBLAS 0.3.21 has no Zen 4 target of its own.
-/// Empty when nothing fits (OpenBLAS then detects by itself).
-std::string openblas_core_type() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line, vendor;
-  std::set<std::string> flags;
-  while (std::getline(cpuinfo, line)) {
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    const std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
-    std::istringstream value(line.substr(colon + 1));
-    if (key == "vendor_id" && vendor.empty()) value >> vendor;
-    if (key == "flags" && flags.empty()) {
-      for (std::string flag; value >> flag;) flags.insert(flag);
-    }
-  }
-  auto has = [&](std::initializer_list<const char*> names) {
-    for (const char* name : names) {
-      if (!flags.count(name)) return false;
-    }
-    return true;
-  };
-  const bool amd = vendor == "AuthenticAMD";
-  if (has({"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"})) {
-    return has({"avx512_bf16"}) ? "Cooperlake" : "SkylakeX";
-  }
-  if (has({"avx2", "fma"})) return amd ? "Zen" : "Haswell";
-  if (has({"avx"})) return amd ? "Bulldozer" : "Sandybridge";
-  if (has({"sse4_2"})) return amd ? "Barcelona" : "Nehalem";
-  return "";
-}
 
 struct Options {
   std::string size = "256x256x256";
@@ -218,13 +183,9 @@ int main(int argc, char** argv) {
   Setup& s = setup();
   // Before any evaluator forks: the processes that run the peers inherit the environment, and
   // OpenBLAS reads it when it is loaded there.
-  if (const char* set = std::getenv("OPENBLAS_CORETYPE")) {
-    s.core_type = set;
-  } else {
-    s.core_type = openblas_core_type();
-    s.core_type_derived = !s.core_type.empty();
-    if (s.core_type_derived) setenv("OPENBLAS_CORETYPE", s.core_type.c_str(), 1);
-  }
+  const OpenBlasCoreType core = choose_openblas_core_type();
+  s.core_type = core.name;
+  s.core_type_derived = core.derived;
   s.openblas_report = std::filesystem::temp_directory_path() /
                       fmt::format("sculpt-bench-cpu-{}-openblas.txt", getpid());
   setenv("SCULPT_BENCH_OPENBLAS_REPORT", s.openblas_report.c_str(), 1);
