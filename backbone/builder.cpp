@@ -398,6 +398,7 @@ Value Builder::fma(const Value& a, const Value& b, const Value& c) {
 }
 
 Value Builder::exp(const Value& a) { return emit(Operator::kExp, {a}); }
+Value Builder::sqrt(const Value& a) { return emit(Operator::kSqrt, {a}); }
 
 Value Builder::compare(Operator op, const Value& a, const Value& b) {
   SCULPT_CHECK(is_comparison(op)) << operator_name(op) << " is not a comparison";

@@ -110,6 +110,7 @@ class Builder {
   Value max(const Value& a, const Value& b);
   Value fma(const Value& a, const Value& b, const Value& c);
   Value exp(const Value& a);
+  Value sqrt(const Value& a);
   /// `a op b` as 1 or 0 (op: is_comparison), in the type of the first typed operand.
   Value compare(Operator op, const Value& a, const Value& b);
   /// `cond != 0 ? a : b`, in the type of the first typed branch (else the condition's).

@@ -41,6 +41,8 @@ std::string_view operator_name(Operator op) {
       return "max";
     case Operator::kExp:
       return "exp";
+    case Operator::kSqrt:
+      return "sqrt";
     case Operator::kCast:
       return "cast";
     case Operator::kLoad:
@@ -71,6 +73,7 @@ int operator_arity(Operator op) {
       return 0;
     case Operator::kMov:
     case Operator::kExp:
+    case Operator::kSqrt:
     case Operator::kCast:
     case Operator::kStore:
       return 1;

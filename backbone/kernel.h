@@ -37,6 +37,7 @@ enum class Operator {
   kMin,
   kMax,
   kExp,
+  kSqrt,
   kCast,  // to the instruction's element type
   kLoad,
   kStore,  // operand 0 is the stored value; produces no value

@@ -178,6 +178,10 @@ class Interpreter {
       case Operator::kExp:
         out = std::exp(in[0]);
         break;
+      case Operator::kSqrt:
+        // Correctly rounded in double, then to float: the same as sqrtf (53 >= 2 * 24 + 2 bits).
+        out = std::sqrt(in[0]);
+        break;
       case Operator::kLt:
       case Operator::kLe:
       case Operator::kGt:

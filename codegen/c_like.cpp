@@ -79,6 +79,8 @@ std::string CLikePrinter::value(const Instruction& inst) const {
       return fmt::format("{}({}, {})", f32 ? "fmaxf" : "fmax", a[0], a[1]);
     case Op::kExp:
       return fmt::format("{}({})", f32 ? "expf" : "exp", a[0]);
+    case Op::kSqrt:
+      return fmt::format("{}({})", f32 ? "sqrtf" : "sqrt", a[0]);
     case Op::kLt:
       return a[0] + " < " + a[1];
     case Op::kLe:

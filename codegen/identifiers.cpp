@@ -45,8 +45,8 @@ constexpr std::string_view kWords[] = {
 // What generated code calls and declares: functions, types, CUDA C's built-in variables.
 constexpr std::string_view kUsedNames[] = {
     "aligned_alloc", "blockDim", "blockIdx", "exp", "expf", "fma", "fmaf", "fmax", "fmaxf", "fmin",
-    "fminf", "free", "gridDim", "int32_t", "int64_t", "params", "size_t", "threadIdx", "uint32_t",
-    "uint64_t", "warpSize"};
+    "fminf", "free", "gridDim", "int32_t", "int64_t", "params", "size_t", "sqrt", "sqrtf",
+    "threadIdx", "uint32_t", "uint64_t", "warpSize"};
 // clang-format on
 
 /// The names C and CUDA C code of `k` gives to what is not a parameter.

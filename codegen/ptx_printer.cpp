@@ -326,6 +326,11 @@ class PtxPrinter {
         text = fmt::format("ex2.approx.f32 {}, {}", d, scaled);
         break;
       }
+      case Operator::kSqrt:
+        SCULPT_CHECK(!integer) << "the PTX printer has sqrt for f32 and f64 only";
+        // Correctly rounded, as the reference and C's sqrtf are.
+        text = fmt::format("sqrt.rn.{} {}, {}", t, d, a[0]);
+        break;
       case Operator::kLt:
       case Operator::kLe:
       case Operator::kGt:

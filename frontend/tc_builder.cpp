@@ -172,6 +172,8 @@ class KernelBuilder {
         return b_.sub(b_.constant(0.0), as(eval(e.args[0]), e.type));
       case Expr::Kind::kExp:
         return b_.exp(as(eval(e.args[0]), ElemType::kF32));
+      case Expr::Kind::kSqrt:
+        return b_.sqrt(as(eval(e.args[0]), e.type));
       case Expr::Kind::kNot:
         return b_.compare(backbone::Operator::kEq, as(eval(e.args[0]), e.type), b_.constant(0.0));
       case Expr::Kind::kSelect:

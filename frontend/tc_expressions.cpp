@@ -18,8 +18,8 @@ constexpr int64_t kMaxConstant = int64_t{1} << 20;
 
 // Functions of TC that the backbone has no operator for.
 constexpr std::string_view kUnsupportedFunctions[] = {
-    "tanh", "sigmoid", "log", "log2", "exp2", "sqrt",  "rsqrt", "abs",   "fabs", "pow",
-    "sin",  "cos",     "tan", "erf",  "ceil", "floor", "round", "trunc", "fmod", "lgamma"};
+    "tanh", "sigmoid", "log", "log2", "exp2",  "rsqrt", "abs",   "fabs", "pow",   "sin",
+    "cos",  "tan",     "erf", "ceil", "floor", "round", "trunc", "fmod", "lgamma"};
 
 template <typename T>
 const T* as(const ast::Expr& expr) {
@@ -351,11 +351,13 @@ std::optional<Expr> ExprChecker::call_value(const ast::Call& call, const IndexSc
   if (f == "fmax" || f == "max" || f == "fmin" || f == "min") {
     kind = f.ends_with("max") ? Expr::Kind::kMax : Expr::Kind::kMin;
     arity = 2;
+  } else if (f == "sqrt") {
+    kind = Expr::Kind::kSqrt;
   } else if (f != "exp") {
     if (std::find(std::begin(kUnsupportedFunctions), std::end(kUnsupportedFunctions), f) !=
         std::end(kUnsupportedFunctions)) {
-      error(call.offset,
-            "function '" + f + "' is not supported (sculpt has fmax, fmin, max, min and exp)");
+      error(call.offset, "function '" + f +
+                             "' is not supported (sculpt has fmax, fmin, max, min, exp and sqrt)");
       return std::nullopt;
     }
     return read_value(call, scope);
@@ -371,18 +373,37 @@ std::optional<Expr> ExprChecker::call_value(const ast::Call& call, const IndexSc
     if (!a) return std::nullopt;
     args.push_back(std::move(*a));
   }
-  if (kind != Expr::Kind::kExp)
+  if (kind == Expr::Kind::kMax || kind == Expr::Kind::kMin)
     return binary(kind, std::move(args[0]), std::move(args[1]), call.offset);
-  if (args[0].type && args[0].type != ElemType::kF32) {
-    error(call.offset, "'exp' takes float values (the PTX printer has exp for float only), not " +
-                           std::string(backbone::elem_type_name(*args[0].type)));
-    return std::nullopt;
-  }
-  if (args[0].kind == Expr::Kind::kConstant) return constant(std::exp(args[0].value), call.offset);
+  const Expr& x = args[0];
   Expr e;
   e.kind = kind;
   e.offset = call.offset;
-  e.type = ElemType::kF32;
+  if (kind == Expr::Kind::kExp) {
+    if (x.type && x.type != ElemType::kF32) {
+      error(call.offset, "'exp' takes float values (the PTX printer has exp for float only), not " +
+                             std::string(backbone::elem_type_name(*x.type)));
+      return std::nullopt;
+    }
+    if (x.kind == Expr::Kind::kConstant) return constant(std::exp(x.value), call.offset);
+    e.type = ElemType::kF32;
+  } else {
+    // In the type of its operand: PTX has sqrt.rn for f32 and f64.
+    if (x.type == ElemType::kI32) {
+      error(call.offset, "'sqrt' takes float or double values, not i32");
+      return std::nullopt;
+    }
+    if (x.kind == Expr::Kind::kConstant) {
+      // A NaN constant has no C literal.
+      if (x.value < 0) {
+        error(call.offset, "'sqrt' of a negative number");
+        return std::nullopt;
+      }
+      return constant(std::sqrt(x.value), call.offset);
+    }
+    // A select of constants has no type of its own: float, as for a tensor of constants.
+    e.type = x.type.value_or(ElemType::kF32);
+  }
   e.args = std::move(args);
   return e;
 }

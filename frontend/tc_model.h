@@ -86,6 +86,7 @@ struct Expr {
     kMin,
     kMax,
     kExp,
+    kSqrt,
     // Conditions: only a select's condition, or an operand of another condition, is one. They
     // are 1 where they hold and 0 elsewhere; a comparison compares in its type.
     kLt,

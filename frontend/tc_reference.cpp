@@ -123,6 +123,9 @@ const double* eval(const Node& n, const int64_t* index, int along, int64_t count
     case Expr::Kind::kExp:
       for (int64_t t = 0; t < count; ++t) out[t] = std::exp(a[t]);
       return out;
+    case Expr::Kind::kSqrt:
+      for (int64_t t = 0; t < count; ++t) out[t] = std::sqrt(a[t]);
+      return out;
     case Expr::Kind::kNot:
       for (int64_t t = 0; t < count; ++t) out[t] = a[t] == 0;
       return out;

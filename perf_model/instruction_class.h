@@ -15,7 +15,7 @@ enum class InstrClass : std::uint8_t {
   fp32_mul,      ///< mul.f32
   fp32_other,    ///< min, max, div .f32
   fp64,          ///< any f64 arithmetic
-  special,       ///< the special-function unit: ex2.approx
+  special,       ///< the special-function unit: ex2.approx, sqrt.rn's seed
   integer,       ///< integer arithmetic: add, sub, mul, mad, div, rem, min, max; selp of any type
   move,          ///< mov, cvt, cvta
   control,       ///< setp, and.pred, bra, ret

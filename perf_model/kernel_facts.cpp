@@ -66,6 +66,19 @@ ClassCounts per_execution(const Instruction& inst) {
       add(counts, InstrClass::fp32_mul);  // exp(x) = ex2(x * log2(e))
       add(counts, InstrClass::special);
       break;
+    case Operator::kSqrt:
+      // sqrt.rn is a sequence: ptxas seeds it with MUFU.RSQ (RSQ64H for f64) and refines the
+      // seed by Heron's step, two FMULs and two FFMAs for f32 (longer in DMULs and DFMAs for
+      // f64, two charged). What a positive finite input runs: a lower bound but for a warp
+      // whose every input is 0, negative, infinite or NaN, which branches around the step.
+      add(counts, InstrClass::special);
+      if (f64) {
+        add(counts, InstrClass::fp64, 2);
+      } else {
+        add(counts, InstrClass::fp32_mul, 2);
+        add(counts, InstrClass::fp32_fma, 2);
+      }
+      break;
     case Operator::kLoad:
     case Operator::kStore:
       break;  // by memory space, once the candidate says where a temporary lives
@@ -82,6 +95,7 @@ LatencyKind latency_kind(const Instruction& inst, bool temporary) {
     case Operator::kLoad:
       return temporary ? LatencyKind::temp_load : LatencyKind::global_load;
     case Operator::kExp:
+    case Operator::kSqrt:  // at least the seed's and one fp32 operation's (the step's are more)
       return LatencyKind::special;
     default:
       return inst.type == ElemType::kF64 ? LatencyKind::fp64 : LatencyKind::fp32;

@@ -15,8 +15,8 @@ namespace sculpt::perf_model {
 enum class LatencyKind { none, fp32, fp64, special, global_load, temp_load };
 
 struct InstFacts {
-  /// Warp instructions of each class one execution issues (an exp is a mul and an ex2; a
-  /// vector access is one instruction whatever its width).
+  /// Warp instructions of each class one execution issues (an exp is a mul and an ex2, a sqrt
+  /// a seed and its refinement; a vector access is one instruction whatever its width).
   ClassCounts per_execution{};
   LatencyKind latency = LatencyKind::none;
   bool is_load = false;

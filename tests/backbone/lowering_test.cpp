@@ -202,6 +202,28 @@ TEST(Interpreter, ElementwiseOperatorsAndCasts) {
   EXPECT_EQ(args.array("z").as<int32_t>()[2], -5 + 2);  // truncation toward zero
 }
 
+TEST(Interpreter, SqrtIsCorrectlyRoundedInItsType) {
+  // y[i] = sqrt(x[i]) in f32, as sqrtf rounds it; z[i] = sqrt(x[i]) in f64.
+  Builder b("roots");
+  Size n = b.size("n", 4);
+  Array X = b.array("x", ElemType::kF32, {n}, MemRegion::Kind::kInput);
+  Array Y = b.array("y", ElemType::kF32, {n}, MemRegion::Kind::kOutput);
+  Array Z = b.array("z", ElemType::kF64, {n}, MemRegion::Kind::kOutput);
+  Dim I = b.dim("i", n);
+  Value x = b.load(X, {I});
+  b.store(Y, {I}, b.sqrt(x));
+  b.store(Z, {I}, b.sqrt(b.cast(x, ElemType::kF64)));
+  const Kernel kernel = std::move(b).finish();
+  HostArgs args = make_host_args(kernel, 0);
+  const float xs[] = {0.0f, 2.0f, 1e-40f, 3.3f};  // 1e-40: a denormal
+  for (int i = 0; i < 4; ++i) args.array("x").set(i, xs[i]);
+  interpret(kernel, args);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(args.array("y").as<float>()[i], std::sqrt(xs[i])) << i;
+    EXPECT_EQ(args.array("z").as<double>()[i], std::sqrt(static_cast<double>(xs[i]))) << i;
+  }
+}
+
 }  // namespace
 }  // namespace sculpt::backbone
 

@@ -1,13 +1,13 @@
 // Random fully specified candidates of every zoo kernel, at its test sizes, and of the kernels of
-// frontend/examples/kernels.tc (comparisons and selects, which no zoo kernel has, among them),
-// checked by the CUDA toolkit for the GPU they target, on any machine that has the toolkit, GPU or
-// not: their PTX assembled by ptxas, and their CUDA C (the printer for people) compiled by nvcc.
-// Each test skips when its tool is not found or refuses a minimal input of ours (an older toolkit):
-// $SCULPT_PTXAS / $SCULPT_NVCC, else the tool on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin.
-// SCULPT_CANDIDATES changes the count per kernel (20 for ptxas, 3 for the slower nvcc by
-// default). A failure prints the tool's messages, the
-// candidate's decisions and where its code was written. ptxas also assembles the GPU
-// characterization's microbenchmarks, where the CUDA device is built.
+// frontend/examples/kernels.tc (comparisons, selects and sqrt, which no zoo kernel has, among
+// them), checked by the CUDA toolkit for the GPU they target, on any machine that has the toolkit,
+// GPU or not: their PTX assembled by ptxas, and their CUDA C (the printer for people) compiled by
+// nvcc. Each test skips when its tool is not found or refuses a minimal input of ours (an older
+// toolkit): $SCULPT_PTXAS / $SCULPT_NVCC, else the tool on PATH, in $CUDA_HOME/bin or
+// /usr/local/cuda/bin. SCULPT_CANDIDATES changes the count per kernel (20 for ptxas, 3 for the
+// slower nvcc by default). A failure prints the tool's messages, the candidate's decisions and
+// where its code was written. ptxas also assembles the GPU characterization's microbenchmarks,
+// where the CUDA device is built.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -218,7 +218,8 @@ TEST_P(CudaToolkit, CudaCOfRandomCandidatesCompiles) {
 INSTANTIATE_TEST_SUITE_P(Zoo, CudaToolkit, testing::ValuesIn(zoo::zoo_names()),
                          [](const auto& param) { return param.param; });
 
-INSTANTIATE_TEST_SUITE_P(Definitions, CudaToolkit, testing::Values("relu", "threshold", "clamp"),
+INSTANTIATE_TEST_SUITE_P(Definitions, CudaToolkit,
+                         testing::Values("relu", "threshold", "clamp", "layernorm"),
                          [](const auto& param) { return param.param; });
 
 #ifdef SCULPT_HAVE_CUDA

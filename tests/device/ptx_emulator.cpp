@@ -61,6 +61,7 @@ enum class Op : std::uint8_t {
   min,
   max,
   ex2,
+  sqrt,
   setp,
   selp,
   and_pred,
@@ -133,6 +134,7 @@ perf_model::InstrClass instruction_class(const Inst& in) {
     case Op::bar:
       return InstrClass::barrier;
     case Op::ex2:
+    case Op::sqrt:  // its seed; issued() adds the rest
       return InstrClass::special;
     case Op::selp:  // a select of bits, whatever their type
       return InstrClass::integer;
@@ -159,6 +161,23 @@ perf_model::InstrClass instruction_class(const Inst& in) {
     default:
       return InstrClass::fp32_other;
   }
+}
+
+/// The warp instructions of each class one issue of `in` is on a GPU: one of its class, but for
+/// sqrt.rn, which ptxas expands into its seed and Heron's step (perf_model/kernel_facts.cpp):
+/// two FMULs and two FFMAs for f32, at least two DMULs or DFMAs for f64.
+std::array<std::uint64_t, perf_model::kInstrClasses> issued(const Inst& in) {
+  using perf_model::InstrClass;
+  std::array<std::uint64_t, perf_model::kInstrClasses> n{};
+  const auto add = [&n](InstrClass c, std::uint64_t k) { n[static_cast<std::size_t>(c)] += k; };
+  add(instruction_class(in), 1);
+  if (in.op == Op::sqrt && in.type == Type::f64) {
+    add(InstrClass::fp64, 2);
+  } else if (in.op == Op::sqrt) {
+    add(InstrClass::fp32_mul, 2);
+    add(InstrClass::fp32_fma, 2);
+  }
+  return n;
 }
 
 /// What warps issued at a pc.
@@ -527,9 +546,10 @@ void Module::Impl::parse_instruction(std::string_view text, int line, Entry& ent
     return entry.code.push_back(inst);
   }
   static const std::map<std::string_view, std::pair<Op, std::size_t>> kArithmetic = {
-      {"add", {Op::add, 3}}, {"sub", {Op::sub, 3}}, {"mul", {Op::mul, 3}},  {"div", {Op::div, 3}},
-      {"rem", {Op::rem, 3}}, {"mad", {Op::mad, 4}}, {"fma", {Op::mad, 4}},  {"min", {Op::min, 3}},
-      {"max", {Op::max, 3}}, {"ex2", {Op::ex2, 2}}, {"selp", {Op::selp, 4}}};
+      {"add", {Op::add, 3}}, {"sub", {Op::sub, 3}},   {"mul", {Op::mul, 3}},
+      {"div", {Op::div, 3}}, {"rem", {Op::rem, 3}},   {"mad", {Op::mad, 4}},
+      {"fma", {Op::mad, 4}}, {"min", {Op::min, 3}},   {"max", {Op::max, 3}},
+      {"ex2", {Op::ex2, 2}}, {"sqrt", {Op::sqrt, 2}}, {"selp", {Op::selp, 4}}};
   if (auto a = kArithmetic.find(mnemonic); a != kArithmetic.end()) {
     inst.op = a->second.first;
     inst.type = type_at(parts.size() - 1);
@@ -538,6 +558,9 @@ void Module::Impl::parse_instruction(std::string_view text, int line, Entry& ent
       unsupported(line, fmt::format("'{}': only the low half of integer products", opcode));
     }
     if (inst.op == Op::ex2 && inst.type != Type::f32)
+      unsupported(line, fmt::format("'{}'", opcode));
+    // Only the correctly rounded sqrt, which the host's is.
+    if (inst.op == Op::sqrt && (!is_float(inst.type) || parts[1] != "rn"))
       unsupported(line, fmt::format("'{}'", opcode));
     want(a->second.second);
     operands();
@@ -791,6 +814,8 @@ F floating(Op op, F x, F y, F z) {
       return std::fmax(x, y);
     case Op::ex2:
       return std::exp2(x);
+    case Op::sqrt:
+      return std::sqrt(x);
     default:
       return 0;
   }
@@ -946,13 +971,17 @@ Counts summed(const Entry& entry, const WarpCounts& warps) {
   for (std::size_t pc = 0; pc < warps.by_pc.size(); ++pc) {
     const Issued& n = warps.by_pc[pc];
     if (n.warp_instructions == 0) continue;
-    const auto c = static_cast<std::size_t>(instruction_class(entry.code[pc]));
-    counts.warp_instructions[c] += n.warp_instructions;
+    const auto per_issue = issued(entry.code[pc]);
+    for (std::size_t c = 0; c < perf_model::kInstrClasses; ++c) {
+      counts.warp_instructions[c] += per_issue[c] * n.warp_instructions;
+    }
     counts.global_sectors += n.sectors;
     counts.shared_wavefronts += n.wavefronts;
     if (entry.names[pc].empty()) continue;
     InstructionCounts& named = counts.by_instruction[entry.names[pc]];
-    named.warp_instructions[c] += n.warp_instructions;
+    for (std::size_t c = 0; c < perf_model::kInstrClasses; ++c) {
+      named.warp_instructions[c] += per_issue[c] * n.warp_instructions;
+    }
     named.sectors += n.sectors;
     named.wavefronts += n.wavefronts;
     named.active_accesses += n.active_accesses;
@@ -1232,6 +1261,7 @@ Outcome Module::Impl::execute(const Entry& entry, const Launch& launch, bool rev
                 case Op::min:
                 case Op::max:
                 case Op::ex2:
+                case Op::sqrt:
                   r[in.dst.index] = arithmetic(in.op, in.type, value(in.src[0]), value(in.src[1]),
                                                value(in.src[2]));
                   break;

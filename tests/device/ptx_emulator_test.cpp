@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <memory>
@@ -480,6 +482,42 @@ TEST(PtxEmulator, ComparisonsAndSelects) {
         issued(outcome.counts.by_instruction.at("sel").warp_instructions, InstrClass::integer), 1u);
   }
   EXPECT_THROW(Module(count_kernel("  setp.neu.s32 %p0, %r0, 0;")), Unsupported);
+}
+
+// sqrt.rn is correctly rounded in f32 and in f64, as the host's sqrt is; it counts as what ptxas
+// makes of it, a special-function seed and Heron's step (perf_model/kernel_facts.cpp).
+TEST(PtxEmulator, SqrtIsCorrectlyRounded) {
+  Module module(
+      count_kernel("  mad.lo.s64 %a1, %a0, 4, %x;\n"
+                   "  ld.global.f32 %v0, [%a1];\n"
+                   "  sqrt.rn.f32 %v1, %v0;  // root\n"
+                   "  mad.lo.s64 %a2, %a0, 4, %y;\n"
+                   "  st.global.f32 [%a2], %v1;\n"
+                   "  cvt.f64.f32 %d0, %v0;\n"
+                   "  sqrt.rn.f64 %d1, %d0;  // root64\n"
+                   "  mad.lo.s64 %a3, %a0, 8, %y;\n"
+                   "  add.u64 %a3, %a3, 256;\n"
+                   "  st.global.f64 [%a3], %d1;"));
+  const std::array<float, 8> x = {2, 3.3f, 1e-40f, 0, 1e30f, 0.01f, 7, 1.5e-10f};  // a denormal
+  Counting counting({32, 1, 1}, 1);
+  for (std::size_t i = 0; i < 32; ++i) counting.arrays->x[i] = x[i % 8];
+  const Outcome outcome = module.run("count", counting.launch);
+  ASSERT_EQ(outcome.fault, Fault::none) << outcome.message;
+  for (std::size_t i = 0; i < 32; ++i) {
+    EXPECT_EQ(counting.arrays->y[i], std::sqrt(x[i % 8])) << i;
+    double root = 0;
+    std::memcpy(&root, &counting.arrays->y[64 + 2 * i], sizeof root);
+    EXPECT_EQ(root, std::sqrt(static_cast<double>(x[i % 8]))) << i;
+  }
+  const auto& f32 = outcome.counts.by_instruction.at("root").warp_instructions;
+  EXPECT_EQ(issued(f32, InstrClass::special), 1u);
+  EXPECT_EQ(issued(f32, InstrClass::fp32_mul), 2u);
+  EXPECT_EQ(issued(f32, InstrClass::fp32_fma), 2u);
+  const auto& f64 = outcome.counts.by_instruction.at("root64").warp_instructions;
+  EXPECT_EQ(issued(f64, InstrClass::special), 1u);
+  EXPECT_EQ(issued(f64, InstrClass::fp64), 2u);
+  // Only the correctly rounded one.
+  EXPECT_THROW(Module(count_kernel("  sqrt.approx.f32 %v1, %v0;")), Unsupported);
 }
 
 TEST(PtxEmulatorCounts, ACoalescedWarpLoadTakesFourSectors) {

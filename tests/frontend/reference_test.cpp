@@ -9,6 +9,7 @@
 #include <limits>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "backbone/host_args.h"
 #include "backbone/reference.h"
@@ -133,6 +134,29 @@ void through_a_temporary(const Sizes& s, HostArgs& args) {
   }
 }
 
+// A layer normalisation: each temporary rounded to float, the expression of each in double, the
+// square root included.
+void layernorm(const Sizes& s, HostArgs& args) {
+  const int64_t rows = s.at("R"), cols = s.at("C");
+  for (int64_t r = 0; r < rows; ++r) {
+    double sum = 0;
+    for (int64_t c = 0; c < cols; ++c) {
+      sum += at(args, "X", r * cols + c) / static_cast<double>(cols);
+    }
+    const float mean = static_cast<float>(sum);
+    std::vector<float> d(cols);
+    double squares = 0;
+    for (int64_t c = 0; c < cols; ++c) {
+      d[c] = static_cast<float>(at(args, "X", r * cols + c) - mean);
+      squares += static_cast<double>(d[c]) * d[c] / static_cast<double>(cols);
+    }
+    const float var = static_cast<float>(squares);
+    for (int64_t c = 0; c < cols; ++c) {
+      args.array("Y").set(r * cols + c, static_cast<float>(d[c] / std::sqrt(var + 1e-5)));
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Definitions, DerivedReference,
     ::testing::Values(
@@ -157,7 +181,14 @@ INSTANTIATE_TEST_SUITE_P(
              "def tmp(float(M,N) A) -> (Y) {\n"
              "  T(m,n) = A(m,n) * 2\n"
              "  Y(m,n) = T(m,n) > 0.5 ? T(m,n) : -T(m,n)\n}",
-             "M=2,N=300", through_a_temporary}),
+             "M=2,N=300", through_a_temporary},
+        Case{"layernorm",
+             "def layernorm(float(R,C) X) -> (Y) {\n"
+             "  mean(r) +=! X(r,c) / C\n"
+             "  d(r,c) = X(r,c) - mean(r)\n"
+             "  var(r) +=! d(r,c) * d(r,c) / C\n"
+             "  Y(r,c) = d(r,c) / sqrt(var(r) + 1e-5)\n}",
+             "R=3,C=300", layernorm}),
     [](const auto& info) { return info.param.name; });
 
 }  // namespace

@@ -115,6 +115,39 @@ TEST(FrontendTypes, ElementTypesFollowTheInputs) {
   EXPECT_TRUE(def.params[2].scalar);
 }
 
+// sqrt computes in its operand's type (PTX has sqrt.rn for f32 and f64); of a constant, it folds.
+TEST(FrontendTypes, SqrtTakesTheTypeOfItsOperand) {
+  const Definition def = only(
+      "def roots(float(N) A, double(N) B) -> (X, Y, Z) { X(i) = sqrt(A(i))\n"
+      "Y(i) = sqrt(B(i))\n"
+      "Z(i) = A(i) * sqrt(2 + 2) }");
+  const Expr& x = def.statements[0].rhs;
+  ASSERT_EQ(x.kind, Expr::Kind::kSqrt);
+  EXPECT_EQ(x.type, backbone::ElemType::kF32);
+  EXPECT_EQ(def.statements[1].rhs.kind, Expr::Kind::kSqrt);
+  EXPECT_EQ(def.tensors[def.find_tensor("Y")].type, backbone::ElemType::kF64);
+  const Expr& z = def.statements[2].rhs;
+  ASSERT_EQ(z.kind, Expr::Kind::kMul);
+  ASSERT_EQ(z.args[1].kind, Expr::Kind::kConstant);
+  EXPECT_EQ(z.args[1].value, 2);
+}
+
+// A layer normalisation: temporaries reduced over a row, then read at their own indices.
+TEST(FrontendDimensions, ALayerNormalisationSharesItsRows) {
+  const Definition def = only(
+      "def layernorm(float(R,C) X) -> (Y) {\n"
+      "  mean(r) +=! X(r,c) / C\n"
+      "  d(r,c) = X(r,c) - mean(r)\n"
+      "  var(r) +=! d(r,c) * d(r,c) / C\n"
+      "  Y(r,c) = d(r,c) / sqrt(var(r) + 1e-5)\n"
+      "}");
+  ASSERT_EQ(def.dims.size(), 3u);  // r, the c mean reduces over, and d's c (var's too)
+  EXPECT_EQ(def.tensors[def.find_tensor("Y")].type, backbone::ElemType::kF32);
+  const Expr& y = def.statements[3].rhs;
+  ASSERT_EQ(y.kind, Expr::Kind::kDiv);
+  EXPECT_EQ(y.args[1].kind, Expr::Kind::kSqrt);
+}
+
 // `+=` without `!` reduces into what the output holds: an in-out array.
 TEST(FrontendTypes, AReductionIntoAnOutputReadsIt) {
   const Definition def = only("def acc(float(M,K) A) -> (C) { C(m) += A(m,k) }");

@@ -1,11 +1,11 @@
 // The model never charges more than a kernel executes: random fully specified candidates of every
-// zoo kernel at its test sizes, and of the selects of frontend/examples/kernels.tc
-// (SCULPT_CANDIDATES: 20 in CI, 200 in the slow run), their PTX run on the PTX emulator, which
-// counts what ran (tests/device/ptx_emulator.h). For every
-// instruction, each class of warp instructions, the global sectors and the shared-memory
-// wavefronts the model charges are at most the emulator's; the barriers a block passes too. And
-// the model's coalescing is right: the sectors it says the printed PTX moves equal the
-// emulator's on at least 95% of the global accesses.
+// zoo kernel at its test sizes, and of the selects and the layernorm of
+// frontend/examples/kernels.tc (SCULPT_CANDIDATES: 20 in CI, 200 in the slow run), their PTX run on
+// the PTX emulator, which counts what ran (tests/device/ptx_emulator.h). For every instruction,
+// each class of warp instructions, the global sectors and the shared-memory wavefronts the model
+// charges are at most the emulator's; the barriers a block passes too. And the model's coalescing
+// is right: the sectors it says the printed PTX moves equal the emulator's on at least 95% of the
+// global accesses.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -166,8 +166,9 @@ TEST_P(ModelCounts, NeverExceedWhatRan) {
 INSTANTIATE_TEST_SUITE_P(Zoo, ModelCounts, testing::ValuesIn(zoo::zoo_names()),
                          [](const auto& param) { return param.param; });
 
-// Comparisons and selects, which no zoo kernel has.
-INSTANTIATE_TEST_SUITE_P(Definitions, ModelCounts, testing::Values("relu", "threshold", "clamp"),
+// Comparisons and selects, and sqrt, which no zoo kernel has.
+INSTANTIATE_TEST_SUITE_P(Definitions, ModelCounts,
+                         testing::Values("relu", "threshold", "clamp", "layernorm"),
                          [](const auto& param) { return param.param; });
 
 }  // namespace
