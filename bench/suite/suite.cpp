@@ -13,6 +13,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -28,6 +29,7 @@
 #include "device/cpu_evaluator.h"
 #include "explorer/library.h"
 #include "search/log/event_log.h"
+#include "support/atomic_file.h"
 #include "support/duration.h"
 
 namespace sculpt::bench {
@@ -312,9 +314,11 @@ bool selected(const Options& o, const Case& c) {
   });
 }
 
-std::vector<CaseResult> run_all(Suite& suite, const std::vector<Case>& cases, double budget_s,
-                                bool start_from_cache, const std::string& what) {
-  std::vector<CaseResult> results;
+/// Runs `cases` into `results`, calling `written` after each, so that a run cut short leaves
+/// the tables of the cases it finished.
+void run_all(Suite& suite, const std::vector<Case>& cases, double budget_s, bool start_from_cache,
+             const std::string& what, std::vector<CaseResult>& results,
+             const std::function<void()>& written) {
   int index = 0;
   for (const Case& c : cases) {
     ++index;
@@ -330,8 +334,8 @@ std::vector<CaseResult> run_all(Suite& suite, const std::vector<Case>& cases, do
                  r.best_peer >= 0 ? format_time(r.peers[r.best_peer].ns) : "-",
                  r.ratio() ? fmt::format("{:.2f}", *r.ratio()) : "-");
     }
+    written();
   }
-  return results;
 }
 
 int run_suite(const Options& o) {
@@ -340,41 +344,51 @@ int run_suite(const Options& o) {
   for (const Case& c : suite_cases()) {
     if (selected(o, c)) cases.push_back(c);
   }
-  const std::vector<CaseResult> fixed = run_all(suite, cases, o.budget_s, !o.fresh, "suite");
-  const std::vector<CaseResult> random = run_all(suite, random_matmul_cases(o.seed, o.random),
-                                                 o.random_budget_s, true, "random sizes");
-
-  const std::string blas =
-      fmt::format("OpenBLAS kernel {} (OPENBLAS_CORETYPE={}{})",
-                  suite.openblas_kernel().empty() ? "not reported" : suite.openblas_kernel(),
-                  suite.core().name.empty() ? "unset" : suite.core().name,
-                  suite.core().derived ? ", from /proc/cpuinfo's flags" : "");
-  std::string text = fmt::format(
-      "sculpt-suite, {}, on {}; {}.\nEach case searched for {} (seed {}){}; times are medians of "
-      "{} alternate evaluations by the CPU device.\n\n",
-      today(), machine(), blas, support::format_ns(o.budget_s * 1e9), o.seed,
-      o.fresh ? ", from scratch" : ", starting from what the suite's cache held of its kernel",
-      o.rounds);
-  text += table(fixed, true);
-  if (!random.empty()) {
-    text += fmt::format(
-        "\n{} random matmul sizes (seed {}), each searched for {} starting from the suite's "
-        "cache:\n\n",
-        random.size(), o.seed, support::format_ns(o.random_budget_s * 1e9));
-    text += table(random, false);
-  }
-  nlohmann::ordered_json json{{"date", today()},
-                              {"machine", machine()},
-                              {"openblas", blas},
-                              {"budget_s", o.budget_s},
-                              {"random_budget_s", o.random_budget_s},
-                              {"seed", o.seed},
-                              {"rounds", o.rounds},
-                              {"fresh", o.fresh},
-                              {"suite", to_json(fixed)},
-                              {"random_sizes", to_json(random)}};
-  std::ofstream(o.out / "suite.md") << text;
-  std::ofstream(o.out / "suite.json") << json.dump(2) << "\n";
+  const std::vector<Case> random_cases = random_matmul_cases(o.seed, o.random);
+  std::vector<CaseResult> fixed, random;
+  std::string text;
+  // Both files after each case: written whole each time, marked incomplete until the last.
+  const auto write = [&](bool complete) {
+    const std::string blas =
+        fmt::format("OpenBLAS kernel {} (OPENBLAS_CORETYPE={}{})",
+                    suite.openblas_kernel().empty() ? "not reported" : suite.openblas_kernel(),
+                    suite.core().name.empty() ? "unset" : suite.core().name,
+                    suite.core().derived ? ", from /proc/cpuinfo's flags" : "");
+    text = fmt::format(
+        "sculpt-suite, {}, on {}; {}.\nEach case searched for {} (seed {}){}; times are medians "
+        "of {} alternate evaluations by the CPU device.{}\n\n",
+        today(), machine(), blas, support::format_ns(o.budget_s * 1e9), o.seed,
+        o.fresh ? ", from scratch" : ", starting from what the suite's cache held of its kernel",
+        o.rounds,
+        complete ? ""
+                 : fmt::format(" Under way: {} of {} cases done.", fixed.size() + random.size(),
+                               cases.size() + random_cases.size()));
+    text += table(fixed, true);
+    if (!random.empty()) {
+      text += fmt::format(
+          "\n{} random matmul sizes (seed {}), each searched for {} starting from the suite's "
+          "cache:\n\n",
+          random.size(), o.seed, support::format_ns(o.random_budget_s * 1e9));
+      text += table(random, false);
+    }
+    nlohmann::ordered_json json{{"date", today()},
+                                {"machine", machine()},
+                                {"openblas", blas},
+                                {"budget_s", o.budget_s},
+                                {"random_budget_s", o.random_budget_s},
+                                {"seed", o.seed},
+                                {"rounds", o.rounds},
+                                {"fresh", o.fresh},
+                                {"complete", complete},
+                                {"suite", to_json(fixed)},
+                                {"random_sizes", to_json(random)}};
+    support::write_atomically(o.out / "suite.md", text, std::to_string(getpid()));
+    support::write_atomically(o.out / "suite.json", json.dump(2) + "\n", std::to_string(getpid()));
+  };
+  const auto partial = [&] { write(false); };
+  run_all(suite, cases, o.budget_s, !o.fresh, "suite", fixed, partial);
+  run_all(suite, random_cases, o.random_budget_s, true, "random sizes", random, partial);
+  write(true);
   fmt::print("{}\nWritten: {} and {}\n", text, (o.out / "suite.md").string(),
              (o.out / "suite.json").string());
   return 0;

@@ -62,7 +62,7 @@ std::vector<Child> SearchThread::children(const CandidateBase& node, const Insta
 }
 
 void SearchThread::stop_if_asked() const {
-  if (context_.stop && context_.stop()) throw WalkStopped{};
+  if (stoppable_ && context_.stop && context_.stop()) throw WalkStopped{};
 }
 
 std::unique_ptr<CandidateBase> SearchThread::random_descent(const CandidateBase& from) {

@@ -81,6 +81,23 @@ class SearchThread {
  public:
   SearchThread(SearchContext& context, std::uint64_t seed) : context_(context), rng_(seed) {}
 
+  /// While one lives, this thread's walks do not stop when the session asks: what an algorithm
+  /// does on hearing of an evaluation (Algorithm::recall) must finish, or its tree would be
+  /// left half built and the WalkStopped would escape the thread that collects evaluations.
+  class Unstoppable {
+   public:
+    explicit Unstoppable(SearchThread& thread) : thread_(thread), was_(thread.stoppable_) {
+      thread.stoppable_ = false;
+    }
+    ~Unstoppable() { thread_.stoppable_ = was_; }
+    Unstoppable(const Unstoppable&) = delete;
+    Unstoppable& operator=(const Unstoppable&) = delete;
+
+   private:
+    SearchThread& thread_;
+    bool was_;
+  };
+
   /// What a bound must be below to be worth evaluating: the best time measured so far, times
   /// the slack a wrong bound earned (SearchContext::slack).
   double cut() const {
@@ -127,6 +144,7 @@ class SearchThread {
 
   SearchContext& context_;
   std::mt19937_64 rng_;
+  bool stoppable_ = true;
 };
 
 }  // namespace sculpt::search

@@ -618,7 +618,9 @@ class Session::Run {
     }
     if (done.start) {
       // The collecting thread's SearchThread: with one searching thread it searches between
-      // collections, with several none of them uses it.
+      // collections, with several none of them uses it. A recall after the budget is spent
+      // still finishes: the start was measured and the algorithm must hear of it.
+      const SearchThread::Unstoppable unstoppable(*s_.main_thread_);
       s_.algorithm_->recall(*s_.main_thread_, *done.start, time);
     } else {
       s_.algorithm_->observe(done.proposal, time);

@@ -901,6 +901,24 @@ TEST(Session, StartsAreEvaluatedFirstAndTheSearchGoesOnFromThem) {
   EXPECT_LE(distances[distances.size() / 2], 12u);
 }
 
+// A start measured after the budget is spent is still heard by MCTS, whose recall expands its
+// tree: the budget's stop request must not escape the thread that collects evaluations.
+TEST(Session, AStartMeasuredPastTheBudgetEndsTheSearchCleanly) {
+  Problem matmul("matmul", "256x256x32");
+  const std::vector<Line> fastest = fastest_found(matmul, 6, 3);
+  ASSERT_FALSE(fastest.empty());
+  StandInDevice device(300ms);
+  SessionOptions options;
+  options.features = &kCodeFeatures;
+  options.evals = 100;
+  options.budget = 100ms;
+  for (const Line& l : fastest) options.starts.push_back(l.actions);
+  const Outcome out = search(*matmul.root, device, matmul.model.get(), options);
+  EXPECT_EQ(out.stats.stopped_by, "budget");
+  ASSERT_GE(out.lines.size(), 1u);
+  EXPECT_EQ(out.lines[0].actions, fastest[0].actions);
+}
+
 TEST(Session, StartsFromOtherSizesKeepTheDecisionsThatStillApply) {
   Problem large("matmul", "512x512x512");
   Problem small("matmul", "32x32x4");
