@@ -258,7 +258,11 @@ class CPrinter : public CLikePrinter {
 
   void entry_function() {
     std::vector<std::string> args = {"block"};
-    w_.open("void " + entry_ + "(void** params)");
+    w_.line(fmt::format(
+        "// Blocks 0 to `blocks` - 1 of the grid's {}: all of them, or the first few, which a",
+        k_.num_blocks()));
+    w_.line("// device times to estimate the whole (device/README.md, \"Sampled runs\").");
+    w_.open("void " + entry_ + "_blocks(void** params, const int64_t blocks)");
     for (std::size_t i = 0; i < k_.params.size(); ++i) {
       const Param& p = k_.params[i];
       const std::string type = c_type(p.type);
@@ -277,12 +281,12 @@ class CPrinter : public CLikePrinter {
       }
     }
     const std::string call = fmt::format("{}({});", block_name(), fmt::join(args, ", "));
-    const std::string loop =
-        fmt::format("for (int64_t block = 0; block < {}; ++block)", k_.num_blocks());
+    const std::string loop = "for (int64_t block = 0; block < blocks; ++block)";
     if (heap_.empty()) {
       w_.line("#pragma omp parallel for schedule(static)");
       w_.line(loop + " " + call);
       w_.close();
+      whole_grid();
       return;
     }
     w_.line("#pragma omp parallel");
@@ -300,6 +304,17 @@ class CPrinter : public CLikePrinter {
     w_.line(fmt::format("{} {}({});", loop, block_name(), fmt::join(with_heap, ", ")));
     for (const HeapArray& h : heap_) w_.line("free(" + h.name + ");");
     w_.close();
+    w_.close();
+    whole_grid();
+  }
+
+  /// The grid's size, for a device's sampled runs, and the entry that runs all of it.
+  void whole_grid() {
+    w_.line("");
+    w_.line(fmt::format("const int64_t {}_grid = {};", entry_, k_.num_blocks()));
+    w_.line("");
+    w_.open("void " + entry_ + "(void** params)");
+    w_.line(fmt::format("{}_blocks(params, {});", entry_, k_.num_blocks()));
     w_.close();
   }
 

@@ -23,7 +23,10 @@ struct COptions {
 };
 
 /// C source defining `void <entry>(void** params)`: params[i] points to the i-th parameter's
-/// value (for an array, to the pointer to its first element), as for cuLaunchKernel.
+/// value (for an array, to the pointer to its first element), as for cuLaunchKernel. Also
+/// `void <entry>_blocks(void** params, int64_t blocks)`, which runs the grid's first `blocks`
+/// blocks only, and `const int64_t <entry>_grid`, the grid's size: a device times a few blocks
+/// to estimate a whole run (device::kSampledEntrySuffix).
 std::string print_c(const LoweredKernel& kernel, const std::string& entry,
                     const COptions& options = {});
 

@@ -46,6 +46,9 @@ struct Evaluation {
   bool cut_short = false;
   /// Compiler log, signal name, or first mismatch; empty when ok.
   std::string message{};
+  /// What a sampled run of part of the grid estimated a run at (RunPlan::sample), of a
+  /// candidate then run in full, or of one it put past the cutoff: a timeout, not run in full.
+  std::optional<double> estimate_ns{};
   /// The MPI rank that measured it, in a search spread over an MPI job (distributed/); absent
   /// where this process measured it.
   std::optional<int> rank{};

@@ -11,11 +11,13 @@
 
 #include <fmt/format.h>
 
+#include <sched.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <optional>
 
 #include "device/process.h"
 
@@ -26,6 +28,9 @@ enum class MessageKind : std::int32_t {
   started,     ///< value: the child's pid
   load_error,  ///< text: what dlopen or dlsym said
   loaded,      ///< the parameters are in place and the entry point found: the warm-up starts
+  sampling,    ///< a sample of the grid starts (RunPlan::sample)
+  sampled,     ///< ns: a sample's estimate of a run; text: the sample ("16 and 32 of 512 blocks
+               ///< in...")
   warmed_up,   ///< ns: the warm-up run; value 1 and text: its first result off the reference
   timed_run,   ///< ns: one timed run
   done,        ///< every run finished
@@ -51,6 +56,19 @@ std::int64_t now_ns() {
   timespec time;
   clock_gettime(CLOCK_MONOTONIC, &time);
   return static_cast<std::int64_t>(time.tv_sec) * 1'000'000'000 + time.tv_nsec;
+}
+
+/// The threads a candidate's OpenMP loop runs on: OMP_NUM_THREADS, or the CPUs this process
+/// may run on (one thread on each, or each core's, which differs in the rounds of blocks only
+/// by a rounding).
+int openmp_threads() {
+  if (const char* set = std::getenv("OMP_NUM_THREADS")) {
+    const int threads = std::atoi(set);
+    if (threads > 0) return threads;
+  }
+  cpu_set_t cpus;
+  if (sched_getaffinity(0, sizeof cpus, &cpus) == 0) return std::max(1, CPU_COUNT(&cpus));
+  return 1;
 }
 
 std::size_t page_size() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
@@ -205,6 +223,47 @@ void ForkServer::run_child(int messages, const Command& command) {
   }
   send_message(messages, MessageKind::loaded);
 
+  // With a cutoff, a sample of the grid first, where the object can run part of it: past the
+  // cutoff, the candidate ends there. The warm-up that follows starts from the problem's
+  // initial parameters again.
+  const std::string entry_name = command.entry;
+  auto* run_blocks = reinterpret_cast<void (*)(void**, std::int64_t)>(
+      dlsym(object, (entry_name + "_blocks").c_str()));
+  const auto* grid =
+      static_cast<const std::int64_t*>(dlsym(object, (entry_name + "_grid").c_str()));
+  const std::optional<RunPlan::Sample> sample =
+      command.plan.cutoff && run_blocks != nullptr && grid != nullptr
+          ? command.plan.sample_of(*grid, openmp_threads())
+          : std::nullopt;
+  if (sample) {
+    send_message(messages, MessageKind::sampling);
+    const auto timed = [&](std::int64_t rounds) {
+      restore_parameters(false);
+      const std::int64_t from = now_ns();
+      run_blocks(params_.data(), rounds * sample->threads);
+      return now_ns() - from;
+    };
+    timed(sample->large);
+    // Each size twice, alternately, the faster kept: one run slowed by another process (a
+    // thread sharing a core at a barrier) would cut a candidate for nothing.
+    std::int64_t small_ns = timed(sample->small), large_ns = timed(sample->large);
+    small_ns = std::min(small_ns, timed(sample->small));
+    large_ns = std::min(large_ns, timed(sample->large));
+    const double estimate_ns =
+        sample->estimate_ns(static_cast<double>(small_ns), static_cast<double>(large_ns));
+    const std::string what =
+        fmt::format("{} and {} of {} blocks in {:.4g} and {:.4g} ms",
+                    sample->small * sample->threads, sample->large * sample->threads, *grid,
+                    static_cast<double>(small_ns) / 1e6, static_cast<double>(large_ns) / 1e6);
+    send_message(messages, MessageKind::sampled, 0, static_cast<std::int64_t>(estimate_ns),
+                 what.c_str());
+    if (command.plan.sample_cuts(estimate_ns)) {
+      send_message(messages, MessageKind::done);
+      _exit(0);
+    }
+    restore_parameters(true);
+  }
+
   // The warm-up run also starts OpenMP's threads and faults the pages in. Its results are the
   // ones checked (outputs start poisoned only there), here, before the timed runs overwrite
   // them: no copy of them is made.
@@ -266,6 +325,9 @@ RunOutcome ForkServer::run(const std::filesystem::path& object, const std::strin
   bool warmed_up = false;
   bool done = false;
   std::string load_error;
+  bool sampling = false;
+  std::string sample;
+  std::optional<double> estimate_ns;
   int status = 0;
   for (;;) {
     // Forking, restoring the parameters and loading the object are no run: only the runs
@@ -308,6 +370,13 @@ RunOutcome ForkServer::run(const std::filesystem::path& object, const std::strin
       case MessageKind::loaded:
         loaded = true;
         break;
+      case MessageKind::sampling:
+        sampling = true;
+        break;
+      case MessageKind::sampled:
+        estimate_ns = static_cast<double>(message.ns);
+        sample = message.text;
+        break;
       case MessageKind::warmed_up:
         warmed_up = true;
         if (message.value != 0) outcome.mismatch = message.text;
@@ -323,8 +392,9 @@ RunOutcome ForkServer::run(const std::filesystem::path& object, const std::strin
     }
   }
 
-  std::string phase = !loaded      ? "loading the compiled object"
-                      : !warmed_up ? "the warm-up run"
+  std::string phase = !loaded                      ? "loading the compiled object"
+                      : sampling && sample.empty() ? "the sampled runs"
+                      : !warmed_up                 ? "the warm-up run"
                                    : fmt::format("timed run {}", outcome.run_ns.size() + 1);
   if (server_lost) {
     outcome.check = Check::fault;
@@ -341,12 +411,16 @@ RunOutcome ForkServer::run(const std::filesystem::path& object, const std::strin
   } else if (!done || WEXITSTATUS(status) != 0) {
     outcome.check = Check::fault;
     outcome.message = fmt::format("exited with status {} during {}", WEXITSTATUS(status), phase);
+  } else if (!warmed_up && estimate_ns) {
+    outcome = cut_by_sample(*estimate_ns, sample, plan);
   } else {
     outcome.check = Check::ok;
   }
   if (outcome.check != Check::ok) {
     outcome.run_ns.clear();
     outcome.mismatch.reset();
+  } else {
+    outcome.estimate_ns = estimate_ns;
   }
   return outcome;
 }

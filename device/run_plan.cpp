@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "support/check.h"
 
@@ -15,6 +16,23 @@ void RunPlan::validate() const {
   SCULPT_CHECK(cutoffs_to_kill >= 1) << "cutoffs_to_kill " << cutoffs_to_kill;
   SCULPT_CHECK(restarts_to_kill >= 0) << "restarts_to_kill " << restarts_to_kill;
   SCULPT_CHECK(precise_within == 0 || precise_within >= 1) << "precise_within " << precise_within;
+  SCULPT_CHECK(sample >= 0 && sample <= 1) << "sample " << sample;
+}
+
+std::optional<RunPlan::Sample> RunPlan::sample_of(std::int64_t grid, int threads) const {
+  if (sample <= 0 || grid <= 0 || threads <= 0) return std::nullopt;
+  const std::int64_t rounds = (grid + threads - 1) / threads;
+  const std::int64_t small = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(std::lround(static_cast<double>(rounds) * sample / 2)));
+  if (8 * small > rounds) return std::nullopt;
+  return Sample{.small = small, .large = 2 * small, .rounds = rounds, .threads = threads};
+}
+
+double RunPlan::Sample::estimate_ns(double small_ns, double large_ns) const {
+  const double average = large_ns / static_cast<double>(large);
+  const double per_round = std::clamp((large_ns - small_ns) / static_cast<double>(large - small),
+                                      average / 2, average);
+  return large_ns + per_round * static_cast<double>(rounds - large);
 }
 
 bool RunPlan::far_from_best(std::span<const std::int64_t> run_ns) const {
@@ -59,10 +77,21 @@ RunOutcome killed_at_run_limit(const std::string& phase, const RunPlan& plan) {
   return outcome;
 }
 
+RunOutcome cut_by_sample(double estimate_ns, const std::string& sample, const RunPlan& plan) {
+  return RunOutcome{
+      .check = Check::timeout,
+      .message = fmt::format("estimated at {:.4g} ms from the grid's first {}, past the cutoff "
+                             "of {:.4g} ms; not run in full",
+                             estimate_ns / 1e6, sample, plan.cutoff->count() / 1e6),
+      .cut_short = true,
+      .estimate_ns = estimate_ns};
+}
+
 Evaluation evaluation_of(RunOutcome outcome, const RunPlan& plan) {
   Evaluation evaluation;
   evaluation.check = outcome.check;
   evaluation.message = std::move(outcome.message);
+  evaluation.estimate_ns = outcome.estimate_ns;
   if (outcome.check != Check::ok) {
     evaluation.cut_short = outcome.cut_short;
     return evaluation;

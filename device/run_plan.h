@@ -56,6 +56,37 @@ struct RunPlan {
   /// process, nothing to speak of: none.
   std::optional<std::chrono::nanoseconds> restart_cost{};
   int restarts_to_kill = 2;
+  /// Sampled runs, where a candidate can run part of its grid (codegen::print_c's
+  /// `<entry>_blocks`): with a cutoff, before the warm-up, the grid's first blocks, this share
+  /// of its rounds of `threads` blocks and half of it, each twice, after a first run that warms
+  /// them up. A line through the two sizes' faster times, extended to the whole grid, estimates
+  /// a run. An estimate past the cutoff ends the evaluation there, a timeout cut short: on a CPU
+  /// the warm-up of a candidate slower than the cutoff costs seconds at large sizes, eight times
+  /// the sample. 0: off.
+  double sample = 1.0 / 16;
+
+  /// The rounds of blocks a sample of a grid runs (`small` and twice as many, `large`), out of
+  /// the grid's `rounds` of `threads` blocks.
+  struct Sample {
+    std::int64_t small = 0;
+    std::int64_t large = 0;
+    std::int64_t rounds = 0;
+    int threads = 1;
+    /// A run of the whole grid, from the times of the two sizes: each round beyond `large`
+    /// costs what a round between the two did (what every call costs, starting OpenMP's
+    /// threads or allocating a block's storage, is not multiplied), but no more than a round
+    /// of the large sample did on average, nor less than half that: the difference of two
+    /// short runs is noisy, and the estimate is to err low, never past what scaling the large
+    /// sample up would give, nor far under it.
+    double estimate_ns(double small_ns, double large_ns) const;
+  };
+  /// Of a grid of `grid` blocks that `threads` threads run in rounds; nothing when the sample
+  /// would take over a quarter of the grid's rounds (no gain worth its runs), or when off.
+  std::optional<Sample> sample_of(std::int64_t grid, int threads) const;
+  /// Whether a sample's estimate of a run puts the candidate past the cutoff.
+  bool sample_cuts(double estimate_ns) const {
+    return cutoff && estimate_ns > static_cast<double>(cutoff->count());
+  }
 
   /// This plan with `candidate_cutoff` in place of its own cutoff, when there is one.
   RunPlan with_cutoff(std::optional<std::chrono::nanoseconds> candidate_cutoff) const {
@@ -128,7 +159,14 @@ struct RunOutcome {
   /// Of an ok outcome: the first result parameter the warm-up run left different from the
   /// reference (ProblemData::first_mismatch), compared where the results are.
   std::optional<std::string> mismatch{};
+  /// What a sampled run estimated a run at (RunPlan::sample), of an ok outcome or of one the
+  /// sample cut (cut_by_sample).
+  std::optional<double> estimate_ns{};
 };
+
+/// The outcome of a candidate whose sample, `sample` ("64 of 1,024 blocks in 12.5 ms"), put its
+/// estimate past `plan`'s cutoff: a timeout cut short, never run in full.
+RunOutcome cut_by_sample(double estimate_ns, const std::string& sample, const RunPlan& plan);
 
 /// The timeout of something killed during `phase` after `limit` ("loading the compiled object
 /// took longer than 10000 ms; killed").

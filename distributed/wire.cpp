@@ -184,6 +184,7 @@ std::string encode(const EvaluationMessage& m) {
   out.put(e.spread_ns);
   out.put(e.runs);
   out.put(e.cut_short);
+  out.put(e.estimate_ns);
   out.put(e.message);
   out.put(m.error);
   out.put(m.times.compiling_s);
@@ -202,6 +203,7 @@ EvaluationMessage decode_evaluation(std::string_view bytes) {
   e.spread_ns = in.get<double>();
   e.runs = in.get<int>();
   e.cut_short = in.flag();
+  e.estimate_ns = in.optional_number();
   e.message = in.text();
   m.error = in.text();
   m.times.compiling_s = in.get<double>();

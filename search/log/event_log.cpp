@@ -161,6 +161,7 @@ LogEvaluation evaluation_of(const json& j, std::optional<std::int64_t> previous_
   if (e.runs < 0)
     throw Error(Error::Kind::input, fmt::format("runs is {}, a negative count", e.runs));
   e.cut_short = optional_field<bool>(j, "cut_short", false);
+  if (j.contains("estimate_ns")) e.estimate_ns = number_at(j, "estimate_ns", 0);
   e.start = optional_field<bool>(j, "start", false);
   e.message = optional_field<std::string>(j, "message", "");
   if (j.contains("rank")) {
@@ -399,6 +400,7 @@ void EventLog::write(const LogEvaluation& e) {
                {"spread_ns", e.spread_ns},
                {"runs", e.runs}};
   if (e.cut_short) line["cut_short"] = true;
+  if (e.estimate_ns) line["estimate_ns"] = *e.estimate_ns;
   if (e.start) line["start"] = true;
   if (!e.message.empty()) line["message"] = e.message;
   if (e.rank) line["rank"] = *e.rank;

@@ -42,6 +42,8 @@ struct LogEvaluation {
   double spread_ns = 0;
   int runs = 0;
   bool cut_short = false;  // timed less than planned: slower than the search's cutoff
+  /// What a sample of the grid estimated a run at (device::Evaluation::estimate_ns).
+  std::optional<double> estimate_ns;
   /// One of another search's candidates it started from (`--start-from`), not the algorithm's.
   bool start = false;
   std::string message;

@@ -94,6 +94,7 @@ void RunFolder::record(const Evaluated& e) {
   entry.t = e.t;
   entry.spread_ns = e.evaluation.spread_ns;
   entry.runs = e.evaluation.runs;
+  entry.estimate_ns = e.evaluation.estimate_ns;
   entry.cut_short = e.evaluation.cut_short;
   entry.start = e.start;
   entry.message = e.evaluation.message.substr(0, 2000);

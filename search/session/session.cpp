@@ -115,6 +115,7 @@ std::string SessionStats::to_json() const {
       {"abandoned", abandoned},
       {"cut_short", cut_short},
       {"killed", killed},
+      {"sampled", sampled},
       {"bound_violations", bound_violations},
       {"slack", slack},
       {"first_violation", first_violation
@@ -607,6 +608,7 @@ class Session::Run {
       if (e.cut_short) {
         ++stats_.cut_short;
         if (e.check == device::Check::timeout) ++stats_.killed;
+        if (e.check == device::Check::timeout && e.estimate_ns) ++stats_.sampled;
       }
       s_.seen_[done.hash] = time;
       if (time) support::lower_to(s_.context_->cut, *time);

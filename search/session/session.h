@@ -107,6 +107,9 @@ struct SessionStats {
   /// runs killed far past it.
   std::int64_t cut_short = 0;
   std::int64_t killed = 0;
+  /// Of those killed, the ones a sample of their grid put past the cutoff before any full run
+  /// (device::RunPlan::sample).
+  std::int64_t sampled = 0;
   /// A candidate measured faster than its bound (by more than 2%, a measurement's noise): proof
   /// that the model misjudges the device.
   struct Violation {

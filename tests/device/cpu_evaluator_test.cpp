@@ -1,5 +1,6 @@
 #include "device/cpu_evaluator.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -431,6 +432,71 @@ TEST_F(CpuEvaluatorTest, OnlyCandidatesNearTheBestAreTimedPrecisely) {
   ASSERT_EQ(near.check, Check::ok) << near.message;
   EXPECT_GE(near.runs, 5) << *near.time_ns << " ns, alone " << time << " ns";
   EXPECT_FALSE(near.cut_short);
+}
+
+// Axpy over a grid of 256 blocks that sleep 2 ms each, with the sampled entry codegen::print_c
+// gives every candidate; blocks from `abort_from` on abort.
+KernelCode sampled_axpy(int abort_from = 256) {
+  return c_code(fmt::format(R"(
+#define _POSIX_C_SOURCE 199309L
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+static void block(int64_t b, void** params) {{
+  if (b >= {}) abort();
+  struct timespec t = {{0, 2000000}};
+  nanosleep(&t, 0);
+  int32_t n = *(int32_t*)params[0];
+  float a = *(float*)params[1];
+  const float* x = *(float**)params[2];
+  float* y = *(float**)params[3];
+  const int64_t chunk = (n + 255) / 256;
+  for (int64_t i = b * chunk; i < n && i < (b + 1) * chunk; ++i) y[i] = a * x[i] + y[i];
+}}
+void axpy_blocks(void** params, const int64_t blocks) {{
+  #pragma omp parallel for schedule(static)
+  for (int64_t b = 0; b < blocks; ++b) block(b, params);
+}}
+const int64_t axpy_grid = 256;
+void axpy(void** params) {{ axpy_blocks(params, axpy_grid); }}
+)",
+                            abort_from),
+                "axpy");
+}
+
+TEST_F(CpuEvaluatorTest, ACandidateItsSamplePutsPastTheCutoffNeverRunsInFull) {
+  CpuEvaluator evaluator(options());
+  // Blocks past the grid's first half abort: a full run would be a fault. Its 256 blocks of 2 ms
+  // take over 100 ms on any number of threads up to 4; the cutoff is 20 ms.
+  const Evaluation cut =
+      evaluator.submit(sampled_axpy(128), axpy_problem(), std::make_shared<Cutoff>(1.0, 20e6))
+          .get();
+  EXPECT_EQ(cut.check, Check::timeout) << cut.message;
+  EXPECT_TRUE(cut.cut_short);
+  EXPECT_FALSE(cut.time_ns);
+  ASSERT_TRUE(cut.estimate_ns);
+  EXPECT_GT(*cut.estimate_ns, 20e6);
+  EXPECT_NE(cut.message.find("estimated at"), std::string::npos) << cut.message;
+  EXPECT_NE(cut.message.find("not run in full"), std::string::npos) << cut.message;
+  // Without a cutoff there is no sample: the whole grid runs, and aborts.
+  EXPECT_EQ(evaluator.evaluate(sampled_axpy(128), axpy_problem()).check, Check::fault);
+}
+
+TEST_F(CpuEvaluatorTest, ASampleUnderTheCutoffGoesOnToACheckedRunThatItEstimated) {
+  CpuEvaluator evaluator(options());
+  const Evaluation e =
+      evaluator.submit(sampled_axpy(), axpy_problem(), std::make_shared<Cutoff>(1.0, 10e9)).get();
+  // The sample added a * x to y's first blocks twice: the warm-up starts from the initial y
+  // again, or its check would fail.
+  ASSERT_EQ(e.check, Check::ok) << e.message;
+  ASSERT_TRUE(e.time_ns);
+  ASSERT_TRUE(e.estimate_ns);
+  EXPECT_GT(*e.estimate_ns / *e.time_ns, 0.5) << *e.estimate_ns << " ns for " << *e.time_ns;
+  EXPECT_LT(*e.estimate_ns / *e.time_ns, 2.0) << *e.estimate_ns << " ns for " << *e.time_ns;
+  // Without a cutoff, no sample.
+  const Evaluation no_sample = evaluator.evaluate(sampled_axpy(), axpy_problem());
+  ASSERT_EQ(no_sample.check, Check::ok) << no_sample.message;
+  EXPECT_FALSE(no_sample.estimate_ns);
 }
 
 // A C compiler that takes 30 s over anything but its --version, in the test's folder.

@@ -149,5 +149,58 @@ TEST(RunPlan, ARunIsNotKilledBeforeItLastsTwoRestarts) {
   EXPECT_EQ(p.run_limit(), 10s);
 }
 
+TEST(RunPlan, ASampleIsASixteenthOfTheGridsRoundsAndHalfOfThat) {
+  RunPlan p;
+  // 1,024 blocks on 2 threads: 512 rounds; 16 and 32 sampled.
+  const std::optional<RunPlan::Sample> large = p.sample_of(1024, 2);
+  ASSERT_TRUE(large);
+  EXPECT_EQ(large->small, 16);
+  EXPECT_EQ(large->large, 32);
+  EXPECT_EQ(large->rounds, 512);
+  EXPECT_EQ(large->threads, 2);
+  // 70 blocks on 8 threads: 9 rounds, the last partly idle; one and two sampled.
+  const std::optional<RunPlan::Sample> odd = p.sample_of(70, 8);
+  ASSERT_TRUE(odd);
+  EXPECT_EQ(odd->small, 1);
+  EXPECT_EQ(odd->large, 2);
+  EXPECT_EQ(odd->rounds, 9);
+  // Seven rounds: two of them are no sample worth its runs; nor one block, nor sampling off.
+  EXPECT_FALSE(p.sample_of(14, 2));
+  EXPECT_FALSE(p.sample_of(1, 2));
+  p.sample = 0;
+  EXPECT_FALSE(p.sample_of(1024, 2));
+}
+
+TEST(RunPlan, ASampleExtendsTheCostOfARoundNotWhatEveryCallCosts) {
+  const RunPlan::Sample s{.small = 16, .large = 32, .rounds = 512, .threads = 2};
+  // 1 ms a call and 0.1 ms a round: 1 + 51.2 ms.
+  EXPECT_DOUBLE_EQ(s.estimate_ns(2.6e6, 4.2e6), 52.2e6);
+  // Proportional: the large sample scaled up.
+  EXPECT_DOUBLE_EQ(s.estimate_ns(1e6, 2e6), 32e6);
+  // Noise: the small one slower than the large or much faster: each round costs between half
+  // the large's average and its average.
+  EXPECT_DOUBLE_EQ(s.estimate_ns(3e6, 2e6), 17e6);
+  EXPECT_DOUBLE_EQ(s.estimate_ns(0.1e6, 2e6), 32e6);
+}
+
+TEST(RunPlan, ASampleCutsOnlyPastTheCutoff) {
+  RunPlan p;
+  EXPECT_FALSE(p.sample_cuts(1e12));  // no cutoff, no cut
+  p.cutoff = 20ms;
+  EXPECT_FALSE(p.sample_cuts(20e6));
+  EXPECT_TRUE(p.sample_cuts(20.1e6));
+  const RunOutcome cut = cut_by_sample(300e6, "32 and 64 of 1024 blocks in 9.5 and 18.75 ms", p);
+  EXPECT_EQ(cut.check, Check::timeout);
+  EXPECT_TRUE(cut.cut_short);
+  EXPECT_EQ(cut.message,
+            "estimated at 300 ms from the grid's first 32 and 64 of 1024 blocks in 9.5 and 18.75 "
+            "ms, past the cutoff of 20 ms; not run in full");
+  const Evaluation e = evaluation_of(cut, p);
+  EXPECT_EQ(e.check, Check::timeout);
+  EXPECT_TRUE(e.cut_short);
+  EXPECT_FALSE(e.time_ns);
+  EXPECT_EQ(e.estimate_ns, 300e6);
+}
+
 }  // namespace
 }  // namespace sculpt::device

@@ -77,6 +77,7 @@ TEST(Wire, EvaluationsRoundTripWhateverTheirOutcome) {
   sent.evaluation.spread_ns = 12.5;
   sent.evaluation.runs = 3;
   sent.evaluation.cut_short = true;
+  sent.evaluation.estimate_ns = 9e7;
   sent.evaluation.message = "killed past 10 cutoffs";
   sent.times = {1.25, 30.5};
   const EvaluationMessage got = decode_evaluation(encode(sent));
@@ -87,6 +88,7 @@ TEST(Wire, EvaluationsRoundTripWhateverTheirOutcome) {
   EXPECT_EQ(got.evaluation.spread_ns, 12.5);
   EXPECT_EQ(got.evaluation.runs, 3);
   EXPECT_TRUE(got.evaluation.cut_short);
+  EXPECT_EQ(got.evaluation.estimate_ns, 9e7);
   EXPECT_EQ(got.evaluation.message, "killed past 10 cutoffs");
   EXPECT_FALSE(got.evaluation.rank);  // the receiver knows it
   EXPECT_EQ(got.times.compiling_s, 1.25);
