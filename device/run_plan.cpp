@@ -30,8 +30,8 @@ std::optional<RunPlan::Sample> RunPlan::sample_of(std::int64_t grid, int threads
 
 double RunPlan::Sample::estimate_ns(double small_ns, double large_ns) const {
   const double average = large_ns / static_cast<double>(large);
-  const double per_round = std::clamp((large_ns - small_ns) / static_cast<double>(large - small),
-                                      average / 2, average);
+  const double per_round =
+      std::clamp((large_ns - small_ns) / static_cast<double>(large - small), average / 2, average);
   return large_ns + per_round * static_cast<double>(rounds - large);
 }
 
