@@ -190,19 +190,19 @@ int search_and_report(const SearchCommandOptions& o, SearchRequest request) {
   }
 
   const search::SessionStats& stats = outcome.stats;
-  fmt::print("{}: {} evaluated{}, {} dead end{}{}{}; stopped by {}\n", what, outcome.evaluations,
-             check_counts(outcome.counts), stats.dead_ends, stats.dead_ends == 1 ? "" : "s",
-             stats.cut_short > 0
-                 ? fmt::format(", {} cut short past {:g}x the best time ({} killed{})",
-                               stats.cut_short, o.cutoff, stats.killed,
-                               stats.sampled > 0
-                                   ? fmt::format(", {} of them by a sample", stats.sampled)
-                                   : std::string())
-                 : std::string(),
-             stats.abandoned > 0 ? fmt::format(", {} left unrun at the {}", stats.abandoned,
-                                               stop.requested() ? "interruption" : "budget")
-                                 : std::string(),
-             stopped_by(stats, o));
+  fmt::print(
+      "{}: {} evaluated{}, {} dead end{}{}{}; stopped by {}\n", what, outcome.evaluations,
+      check_counts(outcome.counts), stats.dead_ends, stats.dead_ends == 1 ? "" : "s",
+      stats.cut_short > 0
+          ? fmt::format(", {} cut short past {:g}x the best time ({} killed{})", stats.cut_short,
+                        o.cutoff, stats.killed,
+                        stats.sampled > 0 ? fmt::format(", {} of them by a sample", stats.sampled)
+                                          : std::string())
+          : std::string(),
+      stats.abandoned > 0 ? fmt::format(", {} left unrun at the {}", stats.abandoned,
+                                        stop.requested() ? "interruption" : "budget")
+                          : std::string(),
+      stopped_by(stats, o));
   fmt::print("{}\n", stats.summary());
   const std::optional<search::LogEvaluation>& best = outcome.best;
   if (!best) {
