@@ -277,7 +277,7 @@ void ForkServer::run_child(int messages, const Command& command) {
 
   std::vector<std::int64_t> run_ns;
   run_ns.reserve(static_cast<std::size_t>(command.plan.max_runs));
-  while (command.plan.wants_another(run_ns)) {
+  while (!command.plan.warm_up_decides(elapsed) && command.plan.wants_another(run_ns)) {
     restore_parameters(false);
     start = now_ns();
     entry(params_.data());
@@ -379,6 +379,7 @@ RunOutcome ForkServer::run(const std::filesystem::path& object, const std::strin
         break;
       case MessageKind::warmed_up:
         warmed_up = true;
+        outcome.warm_up_ns = message.ns;
         if (message.value != 0) outcome.mismatch = message.text;
         break;
       case MessageKind::timed_run:
@@ -419,6 +420,7 @@ RunOutcome ForkServer::run(const std::filesystem::path& object, const std::strin
   if (outcome.check != Check::ok) {
     outcome.run_ns.clear();
     outcome.mismatch.reset();
+    outcome.warm_up_ns.reset();
   } else {
     outcome.estimate_ns = estimate_ns;
   }

@@ -14,6 +14,7 @@ void RunPlan::validate() const {
       << "run counts " << min_runs << ".." << max_runs;
   SCULPT_CHECK(!cutoff || cutoff->count() > 0) << "cutoff " << cutoff->count() << " ns";
   SCULPT_CHECK(cutoffs_to_kill >= 1) << "cutoffs_to_kill " << cutoffs_to_kill;
+  SCULPT_CHECK(cutoffs_after_warm_up >= 1) << "cutoffs_after_warm_up " << cutoffs_after_warm_up;
   SCULPT_CHECK(restarts_to_kill >= 0) << "restarts_to_kill " << restarts_to_kill;
   SCULPT_CHECK(precise_within == 0 || precise_within >= 1) << "precise_within " << precise_within;
   SCULPT_CHECK(sample >= 0 && sample <= 1) << "sample " << sample;
@@ -96,11 +97,16 @@ Evaluation evaluation_of(RunOutcome outcome, const RunPlan& plan) {
     evaluation.cut_short = outcome.cut_short;
     return evaluation;
   }
-  RunStatistics statistics = summarize_runs(outcome.run_ns);
-  evaluation.time_ns = statistics.median_ns;
-  evaluation.spread_ns = statistics.spread_ns;
-  evaluation.runs = static_cast<int>(outcome.run_ns.size());
-  evaluation.cut_short = plan.cut_short(outcome.run_ns);
+  if (outcome.run_ns.empty() && outcome.warm_up_ns && plan.warm_up_decides(*outcome.warm_up_ns)) {
+    evaluation.time_ns = static_cast<double>(*outcome.warm_up_ns);
+    evaluation.cut_short = true;
+  } else {
+    const RunStatistics statistics = summarize_runs(outcome.run_ns);
+    evaluation.time_ns = statistics.median_ns;
+    evaluation.spread_ns = statistics.spread_ns;
+    evaluation.runs = static_cast<int>(outcome.run_ns.size());
+    evaluation.cut_short = plan.cut_short(outcome.run_ns);
+  }
   if (outcome.mismatch) {
     evaluation.check = Check::wrong;
     evaluation.message = std::move(*outcome.mismatch);

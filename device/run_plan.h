@@ -44,6 +44,13 @@ struct RunPlan {
   /// waiting longer than a restart of what the kill takes down costs more than the restart.
   int cutoffs_to_kill = 10;
   std::chrono::nanoseconds kill_floor = std::chrono::milliseconds(100);
+  /// With a cutoff, a warm-up run over this many cutoffs, and over `kill_floor` (past what
+  /// starting threads and faulting pages in can add to it), is the candidate's only run: its
+  /// time is the warm-up's, cut short. Such a candidate cannot become the best, and at large
+  /// sizes on a CPU each timed run costs as much again (matmul 1024^3: candidates of 2-5 s ran
+  /// their warm-up and two timed runs). The warm-up is no faster than the runs that would follow
+  /// it, so the time errs high, and its results are checked as always.
+  int cutoffs_after_warm_up = 2;
   /// The runs that stop the timing early: one run decides nothing. On a CPU, two OpenMP threads
   /// of a candidate could share a core while the other was busy, each parallel region then
   /// waiting a scheduler slice: 10% of the 4,800 candidates of sixteen
@@ -120,6 +127,10 @@ struct RunPlan {
   bool wants_another(std::span<const std::int64_t> run_ns) const {
     return within_plan(run_ns) && !over_cutoff(run_ns) && !far_from_best(run_ns);
   }
+  /// Whether a warm-up run this long is all the timing a candidate gets (cutoffs_after_warm_up).
+  bool warm_up_decides(std::int64_t warm_up_ns) const {
+    return cutoff && warm_up_ns > std::max(kill_floor, *cutoff * cutoffs_after_warm_up).count();
+  }
   /// Whether the cutoff stopped the timing after runs of these durations, before the plan would
   /// have (the best time may have stopped them too: far from the best is not cut short by
   /// itself).
@@ -159,6 +170,8 @@ struct RunOutcome {
   /// Of an ok outcome: the first result parameter the warm-up run left different from the
   /// reference (ProblemData::first_mismatch), compared where the results are.
   std::optional<std::string> mismatch{};
+  /// Of an ok outcome, the warm-up run's duration, when the device says it.
+  std::optional<std::int64_t> warm_up_ns{};
   /// What a sampled run estimated a run at (RunPlan::sample), of an ok outcome or of one the
   /// sample cut (cut_by_sample).
   std::optional<double> estimate_ns{};
@@ -178,8 +191,9 @@ RunOutcome killed_after(const std::string& phase, std::chrono::nanoseconds limit
 RunOutcome killed_at_run_limit(const std::string& phase, const RunPlan& plan);
 
 /// The evaluation of an outcome of `plan`: any check but ok is returned as it is; an ok outcome
-/// gets the median and spread of its runs (and whether the cutoff stopped them), then becomes
-/// `wrong` (keeping its time) when it has a mismatch.
+/// gets the median and spread of its runs (and whether the cutoff stopped them), or its warm-up's
+/// time when that was its only run (RunPlan::warm_up_decides; no timed runs, cut short), then
+/// becomes `wrong` (keeping its time) when it has a mismatch.
 Evaluation evaluation_of(RunOutcome outcome, const RunPlan& plan);
 
 }  // namespace sculpt::device

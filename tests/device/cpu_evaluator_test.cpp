@@ -382,15 +382,30 @@ TEST_F(CpuEvaluatorTest, TheCutoffStopsTimingACandidateSlowerThanIt) {
   ASSERT_TRUE(first.time_ns);
   EXPECT_EQ(cutoff->get(), std::chrono::nanoseconds(std::llround(4 * *first.time_ns)));
 
-  // A cutoff of 50 ms: the slow kernel is timed twice, as one run decides nothing (and not
-  // killed: that is at 500 ms).
+  // A cutoff of 150 ms: the slow kernel is timed twice, as one run decides nothing (and not
+  // killed: that is at 1500 ms; its warm-up is under two cutoffs).
   Evaluation cut =
-      evaluator.submit(c_code(slow, "axpy"), problem, std::make_shared<Cutoff>(1.0, 50e6)).get();
+      evaluator.submit(c_code(slow, "axpy"), problem, std::make_shared<Cutoff>(1.0, 150e6)).get();
   ASSERT_EQ(cut.check, Check::ok) << cut.message;
   EXPECT_EQ(cut.runs, RunPlan::kDecisive);
   EXPECT_TRUE(cut.cut_short);
   ASSERT_TRUE(cut.time_ns);
   EXPECT_GE(*cut.time_ns, 200e6);
+
+  // A cutoff of 50 ms: its warm-up, over two cutoffs and 100 ms, is its only run, and checked.
+  Evaluation warm_up_only =
+      evaluator.submit(c_code(slow, "axpy"), problem, std::make_shared<Cutoff>(1.0, 50e6)).get();
+  ASSERT_EQ(warm_up_only.check, Check::ok) << warm_up_only.message;
+  EXPECT_EQ(warm_up_only.runs, 0);
+  EXPECT_TRUE(warm_up_only.cut_short);
+  ASSERT_TRUE(warm_up_only.time_ns);
+  EXPECT_GE(*warm_up_only.time_ns, 200e6);
+  std::string wrong = slow;
+  wrong.replace(wrong.find("a * x[i] + y[i]"), std::string("a * x[i] + y[i]").size(), "x[i]");
+  EXPECT_EQ(evaluator.submit(c_code(wrong, "axpy"), problem, std::make_shared<Cutoff>(1.0, 50e6))
+                .get()
+                .check,
+            Check::wrong);
 
   Evaluation under =
       evaluator.submit(c_code(slow, "axpy"), problem, std::make_shared<Cutoff>(1.0, 1e9)).get();

@@ -149,6 +149,25 @@ TEST(RunPlan, ARunIsNotKilledBeforeItLastsTwoRestarts) {
   EXPECT_EQ(p.run_limit(), 10s);
 }
 
+TEST(RunPlan, AWarmUpOverTwoCutoffsAndTheKillFloorIsTheOnlyRun) {
+  RunPlan p = plan();
+  EXPECT_FALSE(p.warm_up_decides(std::int64_t{10'000'000'000}));  // no cutoff
+  p.cutoff = 80ms;
+  EXPECT_FALSE(p.warm_up_decides(std::int64_t{160'000'000}));
+  EXPECT_TRUE(p.warm_up_decides(std::int64_t{160'000'001}));
+  p.cutoff = 10ms;  // two cutoffs are under the kill floor, 100 ms
+  EXPECT_FALSE(p.warm_up_decides(std::int64_t{90'000'000}));
+  EXPECT_TRUE(p.warm_up_decides(std::int64_t{101'000'000}));
+  RunOutcome outcome{.check = Check::ok, .warm_up_ns = 250'000'000};
+  const Evaluation e = evaluation_of(outcome, p);
+  EXPECT_EQ(e.check, Check::ok);
+  EXPECT_EQ(e.time_ns, 250e6);
+  EXPECT_EQ(e.runs, 0);
+  EXPECT_TRUE(e.cut_short);
+  outcome.mismatch = "y[3]: 1 instead of 2";
+  EXPECT_EQ(evaluation_of(outcome, p).check, Check::wrong);
+}
+
 TEST(RunPlan, ASampleIsASixteenthOfTheGridsRoundsAndHalfOfThat) {
   RunPlan p;
   // 1,024 blocks on 2 threads: 512 rounds; 16 and 32 sampled.
