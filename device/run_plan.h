@@ -68,7 +68,7 @@ struct RunPlan {
   /// of its rounds of `threads` blocks and half of it, each twice, after a first run that warms
   /// them up. A line through the two sizes' faster times, extended to the whole grid, estimates
   /// a run. An estimate past the cutoff ends the evaluation there, a timeout cut short: on a CPU
-  /// the warm-up of a candidate slower than the cutoff costs seconds at large sizes, eight times
+  /// the warm-up of a candidate slower than the cutoff costs seconds at large sizes, four times
   /// the sample. 0: off.
   double sample = 1.0 / 16;
 
