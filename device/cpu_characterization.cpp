@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -301,23 +300,6 @@ Timing timing_of(bool quick) {
           .rounds = 4,
           .floor_processes = 30,
           .floor_budget = std::chrono::milliseconds(100)};
-}
-
-std::vector<int> allowed_cpus() {
-  std::vector<int> cpus;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) {
-    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-      if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
-    }
-  }
-  if (cpus.empty()) {
-    for (long cpu = 0; cpu < std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)); ++cpu) {
-      cpus.push_back(static_cast<int>(cpu));
-    }
-  }
-  return cpus;
 }
 
 /// CPU time of `cpus` from /proc/stat, in seconds: busy (steal included: another virtual

@@ -11,7 +11,6 @@
 
 #include <fmt/format.h>
 
-#include <sched.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -66,9 +65,7 @@ int openmp_threads() {
     const int threads = std::atoi(set);
     if (threads > 0) return threads;
   }
-  cpu_set_t cpus;
-  if (sched_getaffinity(0, sizeof cpus, &cpus) == 0) return std::max(1, CPU_COUNT(&cpus));
-  return 1;
+  return static_cast<int>(allowed_cpus().size());
 }
 
 std::size_t page_size() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }

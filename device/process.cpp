@@ -1,6 +1,7 @@
 #include "device/process.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -73,6 +74,23 @@ void kill_and_reap(pid_t pid) {
 std::string describe_signal(int signal) {
   const char* abbreviation = sigabbrev_np(signal);
   return fmt::format("SIG{} ({})", abbreviation != nullptr ? abbreviation : "?", strsignal(signal));
+}
+
+std::vector<int> allowed_cpus() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+    }
+  }
+  if (cpus.empty()) {
+    for (long cpu = 0; cpu < std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)); ++cpu) {
+      cpus.push_back(static_cast<int>(cpu));
+    }
+  }
+  return cpus;
 }
 
 }  // namespace sculpt::device

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sculpt::device {
 
@@ -19,6 +20,9 @@ namespace sculpt::device {
 /// DeviceError, prefixed with `device`, when fork fails.
 pid_t fork_server_process(std::span<const int> kept, const std::function<void()>& body,
                           std::string_view device);
+
+/// The CPUs this process may run on (its affinity mask; all online CPUs when it cannot be read).
+std::vector<int> allowed_cpus();
 
 /// Kills `pid` with SIGKILL and waits for it.
 void kill_and_reap(pid_t pid);

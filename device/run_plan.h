@@ -177,8 +177,8 @@ struct RunOutcome {
   std::optional<double> estimate_ns{};
 };
 
-/// The outcome of a candidate whose sample, `sample` ("64 of 1,024 blocks in 12.5 ms"), put its
-/// estimate past `plan`'s cutoff: a timeout cut short, never run in full.
+/// The outcome of a candidate whose sample, `sample` ("32 and 64 of 1024 blocks in 6.1 and 12.5
+/// ms"), put its estimate past `plan`'s cutoff: a timeout cut short, never run in full.
 RunOutcome cut_by_sample(double estimate_ns, const std::string& sample, const RunPlan& plan);
 
 /// The timeout of something killed during `phase` after `limit` ("loading the compiled object
