@@ -14,6 +14,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev libjemalloc-dev libopenblas-dev libdnnl-dev
   clang libclang-rt-14-dev clang-16 libclang-rt-16-dev clang-format chromium
   libopenmpi-dev openmpi-bin
+  python3-dev pybind11-dev python3-numpy python3-pytest
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -31,7 +31,7 @@ sculpt_link_closure(sculpt_library sculpt_package_targets)
 install(TARGETS ${sculpt_package_targets} EXPORT sculptTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}/sculpt
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES explorer/sculpt.h explorer/sculpt_types.h
+install(FILES explorer/executable.h explorer/sculpt.h explorer/sculpt_types.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sculpt)
 install(FILES support/error.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sculpt/support)
 install(EXPORT sculptTargets NAMESPACE sculpt::

@@ -52,6 +52,13 @@ std::string CudaDriver::describe(CUresult result) const {
   return fmt::format("{} ({})", name, text);
 }
 
+CUresult allow_dynamic_shared(const CudaDriver& driver, CUfunction function, std::uint32_t bytes) {
+  constexpr std::uint32_t kDefaultLimit = 48 * 1024;
+  if (bytes <= kDefaultLimit) return CUDA_SUCCESS;
+  return driver.cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                   static_cast<int>(bytes));
+}
+
 std::optional<CudaContext> open_cuda_context(const std::string& library, int ordinal,
                                              std::string* why) {
   // Never closed: the process that loads the driver keeps it until it exits.

@@ -26,6 +26,8 @@ namespace sculpt::device {
   X(cuDeviceGetAttribute) \
   X(cuDevicePrimaryCtxRetain) \
   X(cuCtxSetCurrent) \
+  X(cuCtxPushCurrent) \
+  X(cuCtxPopCurrent) \
   X(cuCtxSynchronize) \
   X(cuLinkCreate) \
   X(cuLinkAddData) \
@@ -48,7 +50,8 @@ namespace sculpt::device {
   X(cuEventRecord) \
   X(cuEventSynchronize) \
   X(cuEventElapsedTime) \
-  X(cuEventDestroy)
+  X(cuEventDestroy) \
+  X(cuStreamWaitEvent)
 // clang-format on
 
 struct CudaDriver {
@@ -80,6 +83,9 @@ class JitLogs {
   std::array<CUjit_option, 5> options_;
   std::array<void*, 5> values_;
 };
+
+/// Lets `function` take `bytes` of dynamic shared memory: past 48 KiB a kernel must ask.
+CUresult allow_dynamic_shared(const CudaDriver& driver, CUfunction function, std::uint32_t bytes);
 
 /// One launch timed with CUDA events recorded around it on the default stream, as the CUDA device
 /// times a candidate's run: `rejected` when cuLaunchKernel refused it (no kernel ran), else the

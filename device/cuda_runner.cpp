@@ -21,9 +21,6 @@
 namespace sculpt::device {
 namespace {
 
-// Above this, a kernel must opt in to more dynamic shared memory.
-constexpr std::uint32_t kDefaultSharedLimit = 48 * 1024;
-
 struct Launch {
   std::array<std::uint32_t, 3> grid;
   std::array<std::uint32_t, 3> block;
@@ -280,13 +277,10 @@ class RunServer {
             fmt::format("no entry point '{}' in the module: {}", entry, driver_.describe(result)));
       return;
     }
-    if (launch.shared_bytes > kDefaultSharedLimit) {
-      result = driver_.cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                          static_cast<int>(launch.shared_bytes));
-      if (result != CUDA_SUCCESS) {
-        return fail(fmt::format("cannot allow {} bytes of dynamic shared memory: {}",
-                                launch.shared_bytes, driver_.describe(result)));
-      }
+    result = allow_dynamic_shared(driver_, function, launch.shared_bytes);
+    if (result != CUDA_SUCCESS) {
+      return fail(fmt::format("cannot allow {} bytes of dynamic shared memory: {}",
+                              launch.shared_bytes, driver_.describe(result)));
     }
     std::vector<void*> args;
     bool has_inout = false;

@@ -8,8 +8,11 @@
 
 #include "backbone/sizes.h"
 #include "explorer/kernel_cache.h"
+#include "explorer/kernel_parameters.h"
 #include "explorer/library.h"
+#include "explorer/search_progress.h"
 #include "explorer/search_run.h"
+#include "frontend/definition.h"
 #include "support/error.h"
 #include "support/hash.h"
 
@@ -34,6 +37,7 @@ search::SessionOptions session_options(const SearchOptions& o) {
     options.budget = std::chrono::duration<double>(*o.budget_s);
   }
   options.seed = o.seed;
+  options.stop_requested = o.stop_requested;
   return options;
 }
 
@@ -76,6 +80,7 @@ Kernel search_kernel(const std::string& kernel, const std::string& sizes,
     if (options.use_cache) {
       if (std::optional<Kernel> cached = cache.find(key)) {
         cached->kernel = run.kernel().name;
+        cached->parameters = parameters_of(run.backbone());
         return *cached;
       }
     }
@@ -83,9 +88,25 @@ Kernel search_kernel(const std::string& kernel, const std::string& sizes,
       if (std::optional<Kernel> nearest = cache.nearest(key)) run.start_from(nearest->log);
     }
     run.open_folder();
-    const SearchOutcome outcome = run.run([&](const SearchProgressState& s) {
-      if (options.on_progress) options.on_progress(Progress{s.evaluations, s.requested, s.best_ns});
-    });
+    SearchOutcome outcome;
+    {
+      // Scoped: the progress line ends before the call returns or throws.
+      std::optional<SearchProgress> shown;
+      if (options.show_progress) {
+        shown.emplace(request.session.evals, run.logged(), request.session.budget);
+      }
+      outcome = run.run([&](const SearchProgressState& s) {
+        if (shown) shown->update(s);
+        if (options.on_progress) {
+          options.on_progress(Progress{s.evaluations, s.requested, s.best_ns});
+        }
+      });
+    }
+    if (outcome.stats.stopped_by == "stop") {
+      throw Error(Error::Kind::interrupted,
+                  fmt::format("{}: stopped after {} evaluations (log {})", run.what(),
+                              outcome.evaluations, outcome.log.string()));
+    }
     if (!outcome.best) {
       throw Error(Error::Kind::nothing_valid,
                   fmt::format("{}: no valid candidate in {} evaluations (log {})", run.what(),
@@ -100,6 +121,7 @@ Kernel search_kernel(const std::string& kernel, const std::string& sizes,
     found.code = code.source;
     found.entry = code.entry;
     found.launch = {code.launch.grid, code.launch.block, code.launch.shared_bytes};
+    found.parameters = parameters_of(run.backbone());
     found.time_ns = *outcome.best->time_ns;
     found.run_dir = outcome.dir;
     found.log = outcome.log;
@@ -111,6 +133,14 @@ Kernel search_kernel(const std::string& kernel, const std::string& sizes,
   } catch (const std::runtime_error& e) {
     throw Error(Error::Kind::environment, e.what());  // the cache cannot be written
   }
+}
+
+Definition define_kernel(const std::string& text, const std::string& name,
+                         const std::string& file) {
+  const frontend::DefinitionLookup found = frontend::lookup_definition(text, file, name, "");
+  if (!found.ok()) throw Error(Error::Kind::input, found.error);
+  return Definition{text, found.definition->name, found.definition->sizes,
+                    frontend::describe(*found.definition)};
 }
 
 }  // namespace sculpt::explorer

@@ -11,5 +11,7 @@ namespace sculpt::explorer {
 /// What sculpt::search documents.
 Kernel search_kernel(const std::string& kernel, const std::string& sizes,
                      const SearchOptions& options);
+/// What sculpt::define documents.
+Definition define_kernel(const std::string& text, const std::string& name, const std::string& file);
 
 }  // namespace sculpt::explorer

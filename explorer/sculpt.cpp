@@ -9,4 +9,8 @@ Kernel search(const std::string& kernel, const std::string& sizes, const SearchO
   return explorer::search_kernel(kernel, sizes, options);
 }
 
+Definition define(const std::string& text, const std::string& name, const std::string& file) {
+  return explorer::define_kernel(text, name, file);
+}
+
 }  // namespace sculpt

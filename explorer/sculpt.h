@@ -8,8 +8,10 @@
 //   options.budget_s = 60;
 //   const sculpt::Kernel k = sculpt::search("matmul", "1024x1024x1024", options);
 //   // k.code (PTX for a GPU, C for the CPU), k.entry, k.launch, k.time_ns, k.log
+//   sculpt::load(k)({a, b, c});  // runs it (executable.h)
 #include <string>
 
+#include "executable.h"
 #include "sculpt_types.h"
 
 namespace sculpt {
@@ -22,5 +24,11 @@ namespace sculpt {
 /// sculpt::Error.
 Kernel search(const std::string& kernel, const std::string& sizes,
               const SearchOptions& options = {});
+
+/// Parses and checks the kernel definitions `text` (Tensor Comprehensions notation; `file` names
+/// it in messages) and picks the one named `name` (empty: the only one), as a search of it
+/// would. Throws sculpt::Error with every mistake located ("conv.tc:3:25: error: ...").
+Definition define(const std::string& text, const std::string& name = "",
+                  const std::string& file = "definition");
 
 }  // namespace sculpt

@@ -50,6 +50,12 @@ struct SearchOptions {
   bool start_from_cache = true;
   /// Called after each evaluation, on the calling thread.
   std::function<void(const Progress&)> on_progress;
+  /// Also show the search's progress on stderr as `sculpt search` does: one line redrawn on a
+  /// terminal, a line at each new best when piped.
+  bool show_progress = false;
+  /// Polled while the search runs, from any of its threads: true stops it as its budget would,
+  /// and the call throws sculpt::Error (interrupted) without caching what it found.
+  std::function<bool()> stop_requested;
   /// A kernel of one's own: the text of kernel definitions in the Tensor Comprehensions
   /// notation, "def mm(float(M,K) A, float(K,N) B) -> (C) { C(m,n) +=! A(m,k) * B(k,n) }" (see
   /// sculpt's frontend/LANGUAGE.md). The call's `kernel` then picks one by name (empty: the
@@ -64,6 +70,27 @@ struct Launch {
   std::uint32_t shared_bytes = 0;
 };
 
+/// A parameter of a found kernel's code, in the order the code takes them.
+struct Parameter {
+  /// A size is bound to the value it was searched for (a run passes it itself); a scalar and
+  /// an array are the arguments of a run.
+  enum class Kind { size, scalar, array };
+  /// How the kernel uses an array: read, written (every element), or read then written.
+  enum class Role { input, output, inout };
+  std::string name;
+  Kind kind = Kind::array;
+  /// "f32", "f64" or "i32".
+  std::string type = "f32";
+  Role role = Role::input;
+  /// Arrays: the shape, the elements between consecutive indices of each dimension (row-major,
+  /// unless the kernel says otherwise), and the elements of the buffer.
+  std::vector<std::int64_t> shape;
+  std::vector<std::int64_t> strides;
+  std::int64_t elements = 0;
+  /// Sizes: the value.
+  std::int64_t value = 0;
+};
+
 /// The best implementation found.
 struct Kernel {
   std::string kernel;
@@ -76,6 +103,8 @@ struct Kernel {
   std::string code;
   std::string entry;
   Launch launch;
+  /// What the code takes: every size, scalar and array of the kernel.
+  std::vector<Parameter> parameters;
   /// Its measured time (median of the timed runs).
   double time_ns = 0;
   /// The search that found it: its run folder and log, the candidate's id in the log.
@@ -84,6 +113,17 @@ struct Kernel {
   std::int64_t id = 0;
   /// Whether it came from the cache, without a search.
   bool from_cache = false;
+};
+
+/// A kernel of one's own, parsed and checked (sculpt::define).
+struct Definition {
+  /// The text of the definitions it is one of (what SearchOptions::definition takes).
+  std::string text;
+  std::string name;
+  /// Its sizes' names, in the order `sizes` strings give them ("M=256,N=256,K=32").
+  std::vector<std::string> sizes;
+  /// What `sculpt kernels --def` prints: its statements, signature and inferred ranges.
+  std::string description;
 };
 
 }  // namespace sculpt

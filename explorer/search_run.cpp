@@ -201,6 +201,7 @@ SearchRun::~SearchRun() = default;
 const std::string& SearchRun::what() const { return s_->what; }
 const backbone::KernelInfo& SearchRun::kernel() const { return *s_->info; }
 const backbone::Sizes& SearchRun::sizes() const { return s_->sizes; }
+const backbone::Kernel& SearchRun::backbone() const { return *s_->kernel; }
 const std::string& SearchRun::device_model() const { return s_->device_model; }
 std::uint64_t SearchRun::space_hash() const { return s_->root->table().model_hash; }
 std::uint64_t SearchRun::description_hash() const {

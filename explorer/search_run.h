@@ -107,6 +107,8 @@ class SearchRun {
   const std::string& what() const;
   const backbone::KernelInfo& kernel() const;
   const backbone::Sizes& sizes() const;
+  /// The kernel built at those sizes.
+  const backbone::Kernel& backbone() const;
   /// Which device exactly (device::Evaluator::model): "NVIDIA H100 80GB HBM3 (sm_90)", "cpu".
   const std::string& device_model() const;
   /// Identifies the space (its hash) and the device description the bounds use.

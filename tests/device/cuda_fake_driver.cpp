@@ -252,6 +252,11 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* result, CUdevice) {
 }
 
 CUresult CUDAAPI cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuCtxPushCurrent(CUcontext) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuCtxPopCurrent(CUcontext* popped) {
+  *popped = &context;
+  return CUDA_SUCCESS;
+}
 
 CUresult CUDAAPI cuCtxSynchronize() { return wait_for_kernels(); }
 
@@ -455,6 +460,9 @@ CUresult CUDAAPI cuEventElapsedTime(float* milliseconds, CUevent start, CUevent 
   *milliseconds = std::chrono::duration<float, std::milli>(end->time - start->time).count();
   return CUDA_SUCCESS;
 }
+
+// Kernels run as they are launched: a stream has nothing to wait for.
+CUresult CUDAAPI cuStreamWaitEvent(CUstream, CUevent, unsigned int) { return sticky; }
 
 CUresult CUDAAPI cuEventDestroy(CUevent event) {
   delete event;

@@ -47,8 +47,8 @@ TEST(Package, TheReadmeExampleBuildsAgainstTheInstalledPackageAndRuns) {
   std::tie(code, out) = run("cmake --build " + (work / "build").string());
   ASSERT_EQ(code, 0) << out;
 
-  const std::string example = "XDG_CACHE_HOME=" + (work / "cache").string() + " " +
-                              (work / "build" / "example").string() + " cpu";
+  const std::string example =
+      "XDG_CACHE_HOME=" + (work / "cache").string() + " " + (work / "build" / "example").string();
   std::tie(code, out) = run(example);
   ASSERT_EQ(code, 0) << out;
   // A line of its own, after the warnings of the first measure of this machine's CPU (the cache
@@ -57,9 +57,21 @@ TEST(Package, TheReadmeExampleBuildsAgainstTheInstalledPackageAndRuns) {
   EXPECT_NE(out.find("(searched, log " + (work / "cache" / "sculpt" / "runs").string()),
             std::string::npos)
       << out;
+  EXPECT_NE(out.find("largest difference from a plain loop: "), std::string::npos) << out;
   std::tie(code, out) = run(example);
   ASSERT_EQ(code, 0) << out;
   EXPECT_NE(out.find("(from the cache)"), std::string::npos) << out;
+
+#ifdef SCULPT_PYTHON
+  // The Python module, installed beside it, imports from there and finds the cached kernel.
+  std::tie(code, out) =
+      run("cd " + work.string() + " && XDG_CACHE_HOME=" + (work / "cache").string() +
+          " PYTHONPATH=" + prefix + "/" + SCULPT_PYTHON_INSTALL_DIR + " " + SCULPT_PYTHON +
+          " -c 'import sculpt; k = sculpt.search(\"matmul\", \"128x128x128\", device=\"cpu\","
+          " evals=10, budget=60); print(k.from_cache, sculpt.__file__)'");
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("True " + prefix + "/"), std::string::npos) << out;
+#endif
 
   // The README shows the program as it is here.
   const std::string readme = read_file(source / "README.md");
