@@ -91,7 +91,8 @@ struct LoadOptions {
 };
 
 /// A loaded kernel. Copies share it; it stays loaded while one is alive. Safe to run from
-/// several threads at once.
+/// several threads at once: its runs happen one after another (on a GPU, whatever their
+/// streams), since its code may keep temporaries in global memory of its own.
 class Executable {
  public:
   /// Runs the kernel on `arguments`: one for each array and scalar of the kernel's parameters,

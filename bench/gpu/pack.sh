@@ -10,7 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build="${1:-build}"
 reference="${2:-../shared/bench/cublas_reference.py}"
-binaries=(sculpt bench_gpu bench_gpu_space cuda_device_test gpu_candidates_test gpu_bound_test)
+binaries=(sculpt bench_gpu bench_gpu_space cuda_device_test gpu_candidates_test gpu_bound_test
+  executable_test)
 
 for b in "${binaries[@]}"; do
   [ -x "$build/bin/$b" ] || { echo "pack.sh: $build/bin/$b is missing (build with the CUDA header)" >&2; exit 2; }
@@ -27,6 +28,19 @@ for b in "${binaries[@]}"; do
     while read -r lib; do cp -n "$lib" .gpu/; done
 done
 cp bench/gpu/compare.py bench/gpu/search_summary.py bench/gpu/run.sh .gpu/
+# The Python module (built for this machine's Python: the `python` step says when the GPU
+# machine's differs) with the shared libraries it loads, and its GPU tests.
+if [ -d "$build/python/sculpt" ]; then
+  mkdir -p .gpu/python/sculpt .gpu/tests_python
+  cp "$build"/python/sculpt/*.py .gpu/python/sculpt/
+  for module in "$build"/python/sculpt/_sculpt*.so; do
+    objcopy --strip-debug "$module" ".gpu/python/sculpt/$(basename "$module")"
+    ldd "$module" | awk '/=> \//{print $3}' |
+      grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux[^/]*|libpython[^/]*)\.so' |
+      while read -r lib; do cp -n "$lib" .gpu/; done
+  done
+  cp tests/python/*.py .gpu/tests_python/
+fi
 # What the `continue` step's searches start from.
 mkdir .gpu/starts
 cp tests/perf_model/h200/matmul_*.jsonl .gpu/starts/

@@ -28,6 +28,10 @@
 #   candidates    20 random candidates per zoo kernel compiled, run and checked on the GPU
 #   replay        issue I's check: a CPU search's three best candidates (matmul 128^3, 10
 #                 evaluations) checked and timed again on the GPU (sculpt replay --measure)
+#   python        issue O's GPU check: sculpt::load of a GPU kernel run on device memory
+#                 (executable_test), and the Python module's GPU test: a CUDA search run on
+#                 PyTorch tensors (tests/python, mark gpu; it skips with the reason where the
+#                 machine's python3 is not the one the module was built for)
 #   space         the space benchmark (decisions/s) on one core and on every core (run when named:
 #                 no open issue asks for it)
 # SEARCH_FLAGS adds flags to every search of the search and continue steps: SEARCH_FLAGS=
@@ -105,6 +109,13 @@ for s in "${steps[@]}"; do
       step gpu_candidates_test 60 env SCULPT_CANDIDATES=20 "$here/gpu_candidates_test" \
         --gtest_filter='Gpu*:*/Gpu*'
       ;;
+    python)
+      # sculpt::load of a GPU kernel on device memory, then the Python module on PyTorch tensors
+      # (issue O); the module imports only where the machine's python3 is the one it was built for.
+      step executable_test 60 "$here/executable_test" --gtest_filter='LoadGpu*'
+      step python_gpu 120 env PYTHONPATH="$here/python" LD_LIBRARY_PATH="$here" \
+        python3 -m pytest -q -p no:cacheprovider -m gpu -rs "$here/tests_python"
+      ;;
     replay)
       step replay_cpu_search 90 "$here/sculpt" search --kernel matmul --size 128x128x128 \
         --device cpu --evals 10 --out "$results/runs/cpu-matmul-128"
@@ -118,7 +129,7 @@ for s in "${steps[@]}"; do
       searches continue matmul:256x256x32 matmul:1024x1024x1024
       ;;
     *)
-      echo "run.sh: unknown step '$s' (tests, characterize, model, bench, candidates, search, continue, replay, space)" >&2
+      echo "run.sh: unknown step '$s' (tests, characterize, model, bench, candidates, search, continue, replay, space, python)" >&2
       exit 2
       ;;
   esac
