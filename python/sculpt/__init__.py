@@ -145,7 +145,8 @@ class Kernel:
         return _host.run(self, values)
 
     def _bind(self, args, out, named):
-        """The value given for each argument (None: an output to allocate), by position."""
+        """The value given for each argument, by position: scalars as Python numbers of their
+        type, None for an output to allocate."""
         params = self.arguments
         given_in = [p for p in params if p.kind == "scalar" or p.role != "output"]
         values = {}
@@ -168,4 +169,14 @@ class Kernel:
             if name not in known:
                 raise TypeError(f"{self.signature()} has no argument {name!r}")
             values[name] = value
-        return [values.get(p.name) for p in params]
+        bound = []
+        for p in params:
+            value = values.get(p.name)
+            if p.kind == "scalar":
+                if value is None:
+                    raise ArgumentError(f"{self._found.kernel}: no value for the scalar {p.name}")
+                value = int(value) if p.type == "i32" else float(value)
+            elif value is None and p.role == "inout":
+                raise ArgumentError(f"{self._found.kernel}: {p.name} is read and written: give it")
+            bound.append(value)
+        return bound

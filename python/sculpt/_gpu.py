@@ -76,15 +76,11 @@ def run(kernel, values, stream):
     results = []
     for param, value in zip(kernel.arguments, values):
         if param.kind == "scalar":
-            if value is None:
-                raise ArgumentError(f"{name}: no value for the scalar {param.name}")
-            arguments.append(int(value) if param.type == "i32" else float(value))
+            arguments.append(value)
             continue
         written = param.role != "input"
         copy = None
         if value is None:
-            if param.role == "inout":
-                raise ArgumentError(f"{name}: {param.name} is read and written: give it")
             value = allocate(kernel, param, like)
         cai = interface(kernel, param, value)
         if written and cai["data"][1]:
